@@ -1,0 +1,114 @@
+"""Helpers every model shares: per-row block weights (sampling), provenance words, lane math.
+
+Why weights: a large launch is simulated on a few representative blocks; each traced
+block then stands for the blocks of its class, so every total is a weighted sum and says
+it was "sampled and scaled (blocks ...)". With every block traced, all weights are 1.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from cudasim.trace import MemEvent, Trace
+
+
+@dataclass
+class Provenance:
+    """Where the numbers come from: every printed total carries `label`."""
+
+    kind: str  # "simulated" | "sampled"
+    total_blocks: int
+    traced_blocks: list[tuple[int, int, int]] = field(default_factory=list)
+    weights: dict[int, float] = field(default_factory=dict)  # linear block -> blocks it stands for
+
+    @property
+    def label(self) -> str:
+        if self.kind == "simulated":
+            return f"simulated (all {self.total_blocks} blocks)"
+        shown = ", ".join(f"({x},{y},{z})" for x, y, z in self.traced_blocks[:6])
+        more = f", ... {len(self.traced_blocks)} in all" if len(self.traced_blocks) > 6 else ""
+        return f"sampled and scaled (blocks {shown}{more} of {self.total_blocks})"
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "label": self.label, "total_blocks": self.total_blocks,
+                "traced_blocks": [list(b) for b in self.traced_blocks]}
+
+
+def grid_blocks(grid: tuple[int, ...]) -> int:
+    g = tuple(grid) + (1,) * (3 - len(grid))
+    return int(g[0] * g[1] * g[2])
+
+
+def provenance(trace: Trace, weights: dict[int, float] | None = None) -> Provenance:
+    """Provenance of a trace: all blocks, or the traced ones with their weights.
+
+    Without explicit weights, a partial trace is scaled uniformly (total / traced).
+    """
+    total = grid_blocks(trace.grid)
+    if trace.traced_blocks is None or (len(set(trace.traced_blocks)) >= total and not weights):
+        return Provenance("simulated", total)
+    traced = sorted(set(int(b) for b in trace.traced_blocks))
+    if not weights:
+        weights = {b: total / len(traced) for b in traced}
+    return Provenance("sampled", total, [trace.block_coords(b) for b in traced], dict(weights))
+
+
+def row_weights(ev: MemEvent, prov: Provenance | None) -> np.ndarray:
+    """(n,) float: how many real warps each traced row stands for."""
+    if prov is None or prov.kind == "simulated" or not prov.weights:
+        return np.ones(len(ev), dtype=np.float64)
+    keys = np.array(sorted(prov.weights), dtype=np.int64)
+    vals = np.array([prov.weights[k] for k in keys], dtype=np.float64)
+    idx = np.clip(np.searchsorted(keys, ev.blocks.astype(np.int64)), 0, len(keys) - 1)
+    return np.where(keys[idx] == ev.blocks, vals[idx], 1.0)
+
+
+def active_lanes(masks: np.ndarray) -> np.ndarray:
+    """(n, 32) bool from (n,) uint32 masks."""
+    m = np.asarray(masks, dtype=np.uint32)
+    return ((m[:, None] >> np.arange(32, dtype=np.uint32)) & 1).astype(bool)
+
+
+def count_distinct(keys: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """(n,) number of distinct values per row of `keys` among `valid` entries."""
+    if keys.shape[1] == 0:
+        return np.zeros(len(keys), dtype=np.int64)
+    k = keys.astype(np.int64)
+    big = np.iinfo(np.int64).max
+    k = np.where(valid, k, big)
+    k.sort(axis=1)
+    new = np.ones_like(k, dtype=bool)
+    new[:, 1:] = k[:, 1:] != k[:, :-1]
+    return (new & (k != big)).sum(axis=1)
+
+
+def lane_strides(addrs: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: the common byte stride between active lanes (if any), its validity, break count.
+
+    Returns (stride (n,) int64, constant (n,) bool, breaks (n,) int64) where `breaks`
+    counts consecutive active pairs whose stride differs from the row's most common one
+    (used to spot rows made of unit-stride runs, as with blockDim.x = 16).
+    """
+    n = len(addrs)
+    a = addrs.astype(np.int64)
+    lanes = np.arange(32)
+    idx = np.where(act, lanes, -1)
+    prev = np.maximum.accumulate(np.concatenate([np.full((n, 1), -1), idx[:, :-1]], axis=1), axis=1)
+    pair = act & (prev >= 0)
+    pv = np.clip(prev, 0, 31)
+    num = a - np.take_along_axis(a, pv, axis=1)
+    den = np.where(pair, lanes[None, :] - prev, 1)
+    exact = (num % den) == 0
+    s = np.where(pair, num // den, 0)
+    any_pair = pair.any(axis=1)
+    big = np.iinfo(np.int64).max
+    smin = np.where(pair, s, big).min(axis=1)
+    smax = np.where(pair, s, -big).max(axis=1)
+    constant = any_pair & (smin == smax) & np.where(pair, exact, True).all(axis=1)
+    stride = np.where(any_pair, np.where(constant, smin, 0), 0)
+    # the most common stride per row, for the run analysis: the first pair's stride is a good proxy
+    first = np.argmax(pair, axis=1)
+    s0 = s[np.arange(n), first]
+    breaks = (pair & (s != s0[:, None])).sum(axis=1)
+    return stride, constant, breaks

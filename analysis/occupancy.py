@@ -1,0 +1,260 @@
+"""Occupancy: resident blocks per SM from each limit, the limiter, theoretical occupancy, waves.
+
+    python -m analysis.occupancy TARGET [--gpu NAME] [--json] [--regs N] [--smem BYTES]
+
+The arithmetic is the CUDA occupancy calculator's (cuda_occupancy.h), with two additions
+that make the numbers equal what Nsight Compute prints for a real launch:
+
+* launch__registers_per_thread is ptxas's count rounded up to the allocation unit per
+  thread (256 registers per warp / 32 lanes = 8): 12 -> 16.
+* The shared-memory limit uses the carveout the *driver* chose for the launch, not the
+  whole shared memory of the SM. Rule (fitted to the two H100 ncu observations in
+  DESIGN.md, see `driver_carveout`): the driver takes the smallest carveout the chip
+  supports that holds the blocks the other limits allow, plus one per-block reservation
+  of headroom; when none does, the largest. 1 KB static + 256 threads: 8 blocks x 2 KB +
+  1 KB = 17 KB -> 32 KB carveout -> limit 16. 32 threads + 8 KB: 32 x 9 KB > 228 KB ->
+  228 KB -> limit 25, 25 warps of 64 = 39.06 %.
+"""
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import asdict, dataclass, field
+
+from .gpus import GPU
+
+INT_LIMIT_NONE = None  # a limit that does not bind is reported as the chip's block limit
+
+
+def ceil_to(x: int, unit: int) -> int:
+    return -(-x // unit) * unit if unit > 0 else x
+
+
+def allocated_registers(gpu: GPU, ptxas_regs: int) -> int:
+    """Registers per thread as the hardware allocates them (and as ncu shows them)."""
+    per_thread_unit = max(1, gpu.reg_alloc_unit // gpu.warp_size)
+    return ceil_to(max(ptxas_regs, 0), per_thread_unit)
+
+
+def smem_per_block(gpu: GPU, static: int, dynamic: int) -> int:
+    """Shared bytes a block occupies: static + dynamic + driver reservation, rounded to the unit."""
+    return ceil_to(static + dynamic + gpu.smem_reserved_per_block, gpu.smem_alloc_unit)
+
+
+def driver_carveout(gpu: GPU, per_block: int, blocks_wanted: int) -> int:
+    """The shared-memory carveout (bytes per SM) the driver picks for a launch.
+
+    Why: ncu's launch__occupancy_limit_shared_mem = carveout // per_block, and the driver
+    sizes the carveout to the occupancy the other limits allow (leaving the rest to L1).
+    Rule: smallest supported carveout >= blocks_wanted * per_block + one reservation of
+    headroom (1 KB on cc >= 8.0); if none is large enough, the largest carveout.
+    """
+    demand = blocks_wanted * per_block + gpu.smem_reserved_per_block
+    for c in gpu.carveouts:
+        if c >= demand and c > 0:
+            return c
+    return gpu.carveouts[-1]
+
+
+@dataclass
+class Occupancy:
+    """Occupancy of one launch on one GPU; field names follow ncu's where one exists."""
+
+    gpu: str
+    threads_per_block: int
+    warps_per_block: int
+    registers_ptxas: int
+    launch__registers_per_thread: int
+    smem_static: int
+    smem_dynamic: int
+    smem_per_block_allocated: int
+    smem_carveout: int
+    launch__occupancy_limit_registers: int
+    launch__occupancy_limit_shared_mem: int
+    launch__occupancy_limit_warps: int
+    launch__occupancy_limit_blocks: int
+    blocks_per_sm: int
+    limiters: list[str]
+    warps_per_sm: int
+    sm__maximum_warps_per_active_cycle_pct: float
+    grid_blocks: int | None = None
+    launch__waves_per_multiprocessor: float | None = None
+    full_waves: int | None = None
+    tail_blocks: int | None = None
+    tail_fill_pct: float | None = None  # how full the last wave is
+    refused: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def metrics(self) -> dict[str, float]:
+        """The ncu-named predictions (empty when the launch is refused)."""
+        if self.refused:
+            return {}
+        out = {k: getattr(self, k) for k in (
+            "launch__registers_per_thread", "launch__occupancy_limit_registers",
+            "launch__occupancy_limit_shared_mem", "launch__occupancy_limit_warps",
+            "launch__occupancy_limit_blocks", "sm__maximum_warps_per_active_cycle_pct")}
+        if self.launch__waves_per_multiprocessor is not None:
+            out["launch__waves_per_multiprocessor"] = self.launch__waves_per_multiprocessor
+        return out
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _refusal(gpu: GPU, threads: int, block: tuple[int, int, int] | None, regs: int, total_smem: int,
+             dynamic: int, optin: bool, regs_alloc: int, warps: int) -> str | None:
+    if threads <= 0:
+        return "the block has no threads"
+    if threads > gpu.max_threads_per_block:
+        return (f"too many threads per block: {threads} > {gpu.max_threads_per_block} "
+                f"(cudaErrorInvalidConfiguration)")
+    if block is not None:
+        for dim, v, lim in zip("xyz", block, (1024, 1024, 64)):
+            if v > lim:
+                return f"blockDim.{dim} = {v} > {lim} (cudaErrorInvalidConfiguration)"
+    if regs > gpu.max_regs_per_thread:
+        return f"{regs} registers per thread > {gpu.max_regs_per_thread}"
+    # the hardware checks the per-block register limit as if warps filled all sub-partitions
+    regs_per_warp = regs_alloc * gpu.warp_size
+    assumed = regs_per_warp * ceil_to(warps, gpu.sub_partitions)
+    if assumed > gpu.regs_per_block:
+        return (f"too many resources requested for launch: {regs_alloc} registers x {threads} threads "
+                f"needs {assumed} registers per block > {gpu.regs_per_block}")
+    limit = gpu.smem_per_block_optin if optin else gpu.smem_per_block_default
+    if total_smem > gpu.smem_per_block_optin:
+        return (f"too much shared memory: {total_smem} B per block > {gpu.smem_per_block_optin} B "
+                f"(the most a block can have on {gpu.key})")
+    if total_smem > limit:
+        return (f"too much shared memory without opt-in: {total_smem} B per block > {limit} B; "
+                f"the launcher must call cudaFuncSetAttribute(MaxDynamicSharedMemorySize) (use --optin)")
+    return None
+
+
+def occupancy(gpu: GPU, registers: int, threads: int, smem_static: int = 0, smem_dynamic: int = 0,
+              grid_blocks: int | None = None, block: tuple[int, int, int] | None = None,
+              optin: bool = True) -> Occupancy:
+    """Resident blocks per SM, limiter, theoretical occupancy and waves for one launch.
+
+    `registers` is ptxas's count; `smem_static` ptxas's smem; `smem_dynamic` the launch's.
+    A launch the driver would refuse comes back with `refused` set and zero blocks.
+    """
+    warps = -(-threads // gpu.warp_size) if threads > 0 else 0
+    regs_alloc = allocated_registers(gpu, registers)
+    per_block = smem_per_block(gpu, smem_static, smem_dynamic)
+    base = dict(gpu=gpu.key, threads_per_block=threads, warps_per_block=warps, registers_ptxas=registers,
+                launch__registers_per_thread=regs_alloc, smem_static=smem_static, smem_dynamic=smem_dynamic,
+                smem_per_block_allocated=per_block, grid_blocks=grid_blocks)
+    why = _refusal(gpu, threads, block, registers, smem_static + smem_dynamic, smem_dynamic, optin, regs_alloc, warps)
+    if why:
+        return Occupancy(**base, smem_carveout=0, launch__occupancy_limit_registers=0,
+                         launch__occupancy_limit_shared_mem=0, launch__occupancy_limit_warps=0,
+                         launch__occupancy_limit_blocks=gpu.max_blocks_per_sm, blocks_per_sm=0,
+                         limiters=["refused"], warps_per_sm=0, sm__maximum_warps_per_active_cycle_pct=0.0,
+                         refused=why)
+    lim_warps = gpu.max_warps_per_sm // warps
+    lim_blocks = gpu.max_blocks_per_sm
+    if regs_alloc > 0:
+        warps_per_sub = (gpu.regs_per_sm // gpu.sub_partitions) // (regs_alloc * gpu.warp_size)
+        lim_regs = (warps_per_sub * gpu.sub_partitions) // warps
+    else:
+        lim_regs = lim_blocks
+    others = min(lim_regs, lim_warps, lim_blocks)
+    carveout = driver_carveout(gpu, per_block, others)
+    lim_smem = carveout // per_block if per_block > 0 else lim_blocks
+    blocks = min(lim_regs, lim_smem, lim_warps, lim_blocks)
+    limiters = [n for n, v in (("registers", lim_regs), ("shared_mem", lim_smem), ("warps", lim_warps),
+                               ("blocks", lim_blocks)) if v == blocks]
+    occ = Occupancy(**base, smem_carveout=carveout, launch__occupancy_limit_registers=lim_regs,
+                    launch__occupancy_limit_shared_mem=lim_smem, launch__occupancy_limit_warps=lim_warps,
+                    launch__occupancy_limit_blocks=lim_blocks, blocks_per_sm=blocks, limiters=limiters,
+                    warps_per_sm=blocks * warps,
+                    sm__maximum_warps_per_active_cycle_pct=100.0 * blocks * warps / gpu.max_warps_per_sm)
+    if blocks == 0:
+        occ.refused = "no block fits on an SM"
+        return occ
+    if grid_blocks:
+        per_wave = blocks * gpu.sms
+        occ.launch__waves_per_multiprocessor = grid_blocks / per_wave
+        occ.full_waves = grid_blocks // per_wave
+        occ.tail_blocks = grid_blocks % per_wave
+        occ.tail_fill_pct = 100.0 * occ.tail_blocks / per_wave if occ.tail_blocks else 100.0
+    return occ
+
+
+def neighbours(gpu: GPU, registers: int, threads: int, smem_static: int = 0, smem_dynamic: int = 0,
+               grid_blocks: int | None = None) -> list[dict]:
+    """What would change with other registers, shared memory or block size: rows of a small table.
+
+    Why: the useful question is "how many registers may I spend before losing a block"
+    and "what must I save to gain one", not only today's number.
+    """
+    cur = occupancy(gpu, registers, threads, smem_static, smem_dynamic, grid_blocks)
+    rows: list[dict] = []
+
+    def row(change: str, r: int, t: int, s: int) -> None:
+        o = occupancy(gpu, r, t, s, 0, grid_blocks)
+        rows.append(dict(change=change, registers=r, threads=t, smem_bytes=s, blocks_per_sm=o.blocks_per_sm,
+                         occupancy_pct=round(o.sm__maximum_warps_per_active_cycle_pct, 2),
+                         limiter=",".join(o.limiters), refused=o.refused))
+
+    smem = smem_static + smem_dynamic
+    row("as compiled", registers, threads, smem)
+    if cur.refused:
+        return rows
+    b = cur.blocks_per_sm
+
+    def max_regs_for(blocks: int) -> int | None:
+        best = None
+        for r in range(1, gpu.max_regs_per_thread + 1):
+            if occupancy(gpu, r, threads, smem_static, smem_dynamic).blocks_per_sm >= blocks:
+                best = r
+            else:
+                break
+        return best
+
+    keep = max_regs_for(b)
+    if keep and keep != registers:
+        row(f"registers up to {keep} keep {b} blocks/SM", keep, threads, smem)
+    if keep is not None and keep < gpu.max_regs_per_thread:
+        row(f"{keep + 1} registers lose a block", keep + 1, threads, smem)
+    more = max_regs_for(b + 1) if b < gpu.max_blocks_per_sm else None
+    if more:
+        row(f"registers <= {more} for more blocks/SM", more, threads, smem)
+    unit = gpu.smem_alloc_unit
+
+    def max_smem_for(blocks: int) -> int | None:
+        lo, hi = -1, gpu.smem_per_block_optin // unit
+        while lo < hi:  # resident blocks are monotone in shared bytes
+            mid = (lo + hi + 1) // 2
+            if occupancy(gpu, registers, threads, mid * unit, 0).blocks_per_sm >= blocks:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo * unit if lo >= 0 else None
+
+    s_keep = max_smem_for(b)
+    if s_keep is not None and s_keep != smem:
+        row(f"shared up to {s_keep} B/block keeps {b} blocks/SM", registers, threads, s_keep)
+    s_more = max_smem_for(b + 1) if b < gpu.max_blocks_per_sm else None
+    if s_more is not None and s_more < smem:
+        row(f"shared <= {s_more} B/block for more blocks/SM", registers, threads, s_more)
+    for t in (threads // 2, threads * 2):
+        if 32 <= t <= gpu.max_threads_per_block and t != threads:
+            row(f"{t} threads per block", registers, t, smem)
+    return rows
+
+
+def spread_note(occ: Occupancy, gpu: GPU) -> str | None:
+    """Plain words on waves and the tail, or None when it does not matter."""
+    if occ.launch__waves_per_multiprocessor is None or occ.refused:
+        return None
+    w = occ.launch__waves_per_multiprocessor
+    if w < 1:
+        used = math.ceil(occ.grid_blocks / max(occ.blocks_per_sm, 1))
+        return (f"less than one wave: {occ.grid_blocks} blocks fill {min(used, gpu.sms)} of {gpu.sms} SMs "
+                f"at {occ.blocks_per_sm} blocks/SM; the GPU is partly idle")
+    if occ.tail_blocks:
+        return (f"{occ.full_waves} full wave(s) and a tail of {occ.tail_blocks} blocks "
+                f"({occ.tail_fill_pct:.0f}% of a wave): the last wave leaves "
+                f"{100 - occ.tail_fill_pct:.0f}% of the slots idle")
+    return f"{occ.full_waves} full wave(s), no tail"

@@ -1,0 +1,176 @@
+"""Simulated memories: global allocations in one 64-bit address space, shared, local, const.
+
+Global memory is one growable byte heap; an allocation is a 256-byte aligned range of it
+with known bounds, so every access can be checked and a bad one reported against the
+nearest allocation. Generic addresses follow a fixed layout (windows below the heap) so a
+generic pointer into shared or local memory resolves to the right space:
+
+    [SHARED_WINDOW, +WINDOW)   shared memory of the lane's own block (offset = addr - base)
+    [LOCAL_WINDOW,  +WINDOW)   local memory of the lane itself
+    [CONST_WINDOW,  +WINDOW)   the constant bank
+    [HEAP_BASE, ...)           global memory
+"""
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+
+import numpy as np
+
+from .errors import MemoryFault
+
+WINDOW = 1 << 32
+SHARED_WINDOW = 1 << 32
+LOCAL_WINDOW = 2 << 32
+CONST_WINDOW = 3 << 32
+HEAP_BASE = 1 << 40
+ALIGN = 256
+
+
+@dataclass
+class Allocation:
+    base: int
+    size: int
+    name: str
+
+    @property
+    def end(self) -> int:
+        return self.base + self.size
+
+
+class GlobalMemory:
+    """A bump allocator over one numpy byte heap; freeing the top allocations shrinks it."""
+
+    def __init__(self) -> None:
+        self.heap = np.zeros(1 << 16, np.uint8)
+        self.allocs: list[Allocation] = []  # sorted by base
+        self._bases: list[int] = []
+        self.top = HEAP_BASE
+        self._views: dict[int, np.ndarray] = {}
+        self._count = 0
+
+    # -- allocation ----------------------------------------------------------------------
+    def alloc(self, size: int, name: str = "") -> int:
+        """Reserve `size` bytes (256-byte aligned base, zero-filled); returns the address."""
+        size = int(size)
+        if size < 0:
+            raise ValueError(f"cannot allocate {size} bytes")
+        base = self.top
+        self.top = base + max(ALIGN, (size + ALIGN - 1) // ALIGN * ALIGN)
+        need = self.top - HEAP_BASE
+        if need > len(self.heap):
+            cap = len(self.heap)
+            while cap < need:
+                cap *= 2
+            new = np.zeros(cap, np.uint8)
+            new[:len(self.heap)] = self.heap
+            self.heap = new
+            self._views.clear()
+        self.heap[base - HEAP_BASE:base - HEAP_BASE + size] = 0
+        self._count += 1
+        a = Allocation(base, size, name or f"allocation #{self._count}")
+        self.allocs.append(a)
+        self._bases.append(base)
+        return base
+
+    def free(self, base: int) -> None:
+        i = bisect.bisect_left(self._bases, base)
+        if i == len(self._bases) or self._bases[i] != base:
+            raise ValueError(f"free of 0x{base:x}, which is not the start of a live allocation")
+        del self.allocs[i], self._bases[i]
+        self.top = self.allocs[-1].base + max(ALIGN, (self.allocs[-1].size + ALIGN - 1) // ALIGN * ALIGN) \
+            if self.allocs else HEAP_BASE
+
+    def find(self, addr: int) -> Allocation | None:
+        i = bisect.bisect_right(self._bases, addr) - 1
+        if i >= 0 and addr < self.allocs[i].end:
+            return self.allocs[i]
+        return None
+
+    # -- host copies ---------------------------------------------------------------------
+    def write(self, addr: int, data: bytes | np.ndarray) -> None:
+        buf = np.frombuffer(memoryview(np.ascontiguousarray(data)).cast("B"), np.uint8)
+        self._check_host(addr, len(buf))
+        self.heap[addr - HEAP_BASE:addr - HEAP_BASE + len(buf)] = buf
+
+    def read(self, addr: int, nbytes: int) -> np.ndarray:
+        self._check_host(addr, nbytes)
+        return self.heap[addr - HEAP_BASE:addr - HEAP_BASE + nbytes].copy()
+
+    def _check_host(self, addr: int, n: int) -> None:
+        a = self.find(addr)
+        if n and (a is None or addr + n > a.end):
+            raise MemoryFault(f"host copy of {n} bytes at 0x{addr:x} is outside every allocation")
+
+    # -- device access -------------------------------------------------------------------
+    def view(self, itemsize: int) -> np.ndarray:
+        v = self._views.get(itemsize)
+        if v is None:
+            v = self._views[itemsize] = self.heap.view(_UINT[itemsize])
+        return v
+
+    def check(self, addrs: np.ndarray, size: int, what: str) -> None:
+        """Raise MemoryFault unless every lane's [addr, addr+size) lies in one allocation and is aligned."""
+        if addrs.size == 0:
+            return
+        lo, hi = int(addrs.min()), int(addrs.max())
+        a = self.find(lo)
+        if a is None or hi + size > a.end or self.find(hi) is not a:
+            bad = self._first_bad(addrs, size)
+            raise MemoryFault(f"{what}: out-of-bounds global access at 0x{bad:x} ({size} bytes): "
+                              f"{self.describe(bad, size)}")
+        if int(np.bitwise_or.reduce(addrs)) & (size - 1):
+            bad = int(addrs[(addrs & np.uint64(size - 1)) != 0][0])
+            raise MemoryFault(f"{what}: misaligned {size}-byte global access at 0x{bad:x} "
+                              f"(address must be a multiple of {size})")
+
+    def _first_bad(self, addrs: np.ndarray, size: int) -> int:
+        bases = np.array(self._bases, np.uint64)
+        ends = np.array([a.end for a in self.allocs], np.uint64)
+        i = np.searchsorted(bases, addrs, side="right").astype(np.int64) - 1
+        ok = i >= 0
+        j = np.where(ok, i, 0)
+        if len(ends):
+            ok &= addrs + np.uint64(size) <= ends[j]
+        else:
+            ok[:] = False
+        return int(addrs[~ok][0]) if (~ok).any() else int(addrs[0])
+
+    def describe(self, addr: int, size: int = 1) -> str:
+        """Where `addr` lies relative to the nearest allocation."""
+        if not self.allocs:
+            return "no global memory is allocated"
+        i = bisect.bisect_right(self._bases, addr) - 1
+        cands = []
+        if i >= 0:
+            a = self.allocs[i]
+            if addr < a.end:
+                return (f"the access ends {addr + size - a.end} bytes past the end of {a.name} "
+                        f"(0x{a.base:x}, {a.size} bytes)")
+            cands.append((addr - a.end + 1, f"{addr - a.end + 1} bytes past the end of {a.name} "
+                                               f"(0x{a.base:x}, {a.size} bytes)"))
+        if i + 1 < len(self.allocs):
+            a = self.allocs[i + 1]
+            cands.append((a.base - addr, f"{a.base - addr} bytes before the start of {a.name} "
+                                         f"(0x{a.base:x}, {a.size} bytes)"))
+        if addr < HEAP_BASE:
+            return f"the address is not in global memory (nearest allocation: {min(cands)[1]})"
+        return "the address is " + min(cands)[1]
+
+
+_UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def uint_dtype(size: int) -> type:
+    return _UINT[size]
+
+
+_default: GlobalMemory | None = None
+
+
+def default_memory() -> GlobalMemory:
+    """The process-wide device memory (what a CUDA context's allocations live in)."""
+    global _default
+    if _default is None:
+        _default = GlobalMemory()
+    return _default
