@@ -2,6 +2,12 @@
 
 PyCUDA's API shape: `from cudasim import SourceModule, In, Out, InOut`.
 """
+from .api import Function, Launch, SourceModule
 from .compile import CompileError, CompileResult, Resources, compile_cuda
+from .driver import In, InOut, Out
+from .errors import (BarrierDivergence, LaunchError, MemoryFault, SimulationError,
+                     UnsupportedInstruction)
 
-__all__ = ["CompileError", "CompileResult", "Resources", "compile_cuda"]
+__all__ = ["SourceModule", "Function", "Launch", "In", "Out", "InOut", "CompileError", "CompileResult",
+           "Resources", "compile_cuda", "SimulationError", "UnsupportedInstruction", "MemoryFault",
+           "BarrierDivergence", "LaunchError"]

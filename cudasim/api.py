@@ -1,0 +1,272 @@
+"""PyCUDA's API over the simulator: change the import, keep the program.
+
+    from cudasim import SourceModule, In, Out, InOut      # was: from pycuda.compiler import ...
+    mod = SourceModule(src, options=["-DTILE=32"])
+    f = mod.get_function("transpose_tiled")
+    launch = f(Out(out), In(a), np.int32(w), np.int32(h), block=(32, 8, 1), grid=(w // 32, h // 32))
+
+The call runs the kernel on the CPU and returns a `Launch`: the memory trace, instruction
+counters, verifier findings and the compiler's resource usage.
+"""
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .compile import CompileResult, Resources, compile_cuda
+from .driver import ArgumentHandler, DeviceAllocation, In, InOut, Out, function_attribute
+from .errors import LaunchError
+from .execute import SHARED_LIMIT, SHARED_OPTIN_LIMIT, Finding, Program
+from .memory import GlobalMemory, default_memory
+from .ptx import Module, parse_module
+from .trace import Trace
+
+__all__ = ["SourceModule", "Function", "Launch", "In", "Out", "InOut"]
+
+MAX_THREADS = 1024
+MAX_BLOCK = (1024, 1024, 64)
+MAX_GRID = (2 ** 31 - 1, 65535, 65535)
+REGISTERS_PER_SM = 65536
+
+
+@dataclass
+class Launch:
+    """What one simulated launch produced."""
+
+    trace: Trace
+    stats: dict
+    findings: list[Finding]
+    resources: Resources | None
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared: int = 0
+    outputs: list[np.ndarray] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        s = self.stats
+        return (f"<Launch grid={self.grid} block={self.block}: {s['blocks_run']}/{s['blocks_total']} blocks simulated, "
+                f"{s['thread_instructions']:,} thread instructions in {s['wall_seconds']:.3f} s, "
+                f"{len(self.findings)} findings>")
+
+
+class SourceModule:
+    """Compile CUDA C++ with NVRTC to PTX and prepare its kernels for simulation.
+
+    Like PyCUDA, the source is wrapped in `extern "C" { }` unless `no_extern_c=True`;
+    templates are reached through `name_expressions` ("sgemm<128, 128, 8>").
+    """
+
+    def __init__(self, source: str, nvcc: str = "nvcc", options: list[str] | None = None, keep: bool = False,
+                 no_extern_c: bool = False, arch: str | None = None, code: str | None = None,
+                 cache_dir: str | None = None, include_dirs: list[str] | tuple[str, ...] = (),
+                 name_expressions: list[str] | tuple[str, ...] = (), filename: str = "kernel.cu",
+                 memory: GlobalMemory | None = None):
+        if not no_extern_c:
+            source = f'extern "C" {{\n#line 1 "{filename}"\n{source}\n}}\n'
+        opts = list(options or []) + [f"-I{d}" for d in include_dirs]
+        result = compile_cuda(source, tuple(name_expressions), tuple(opts), arch or "sm_90", filename=filename)
+        self._init(result.ptx, result, memory)
+
+    @classmethod
+    def from_ptx(cls, ptx: str, result: CompileResult | None = None,
+                 memory: GlobalMemory | None = None) -> "SourceModule":
+        """A module from PTX text (for example the exact PTX a GPU was given)."""
+        self = cls.__new__(cls)
+        self._init(ptx, result, memory)
+        return self
+
+    def _init(self, ptx: str, result: CompileResult | None, memory: GlobalMemory | None) -> None:
+        self.ptx = ptx
+        self.result = result
+        self.module: Module = parse_module(ptx)
+        self.memory = memory or default_memory()
+        self.symbols: dict[str, int] = {}
+        for v in self.module.globals:
+            addr = self.memory.alloc(max(v.size, 1), f"__device__ variable {v.name}")
+            if v.init:
+                self.memory.write(addr, np.frombuffer(v.init, np.uint8))
+            self.symbols[v.name] = addr
+        self._functions: dict[str, Function] = {}
+
+    def _entry_name(self, name: str) -> str:
+        fns = self.module.functions
+        if name in fns:
+            return name
+        if self.result is not None:
+            try:
+                mangled = self.result.entry(name)
+                if mangled in fns:
+                    return mangled
+            except KeyError:
+                pass
+        entries = [n for n, f in fns.items() if f.entry]
+        pretty = {}
+        for n in entries:
+            pretty[n] = n
+            if self.result is not None:
+                for expr, low in self.result.lowered.items():
+                    if low == n:
+                        pretty[n] = expr
+        close = difflib.get_close_matches(name, list(pretty.values()), n=3, cutoff=0.5)
+        hint = f"; did you mean {', '.join(close)}?" if close else f"; the module has: {', '.join(pretty.values())}"
+        raise LaunchError(f"no kernel named {name!r} in the module{hint} (C++ kernels need extern \"C\" or a "
+                          f"name expression)")
+
+    def get_function(self, name: str) -> "Function":
+        entry = self._entry_name(name)
+        if entry not in self._functions:
+            res = self.result.resources.get(entry) if self.result is not None else None
+            self._functions[entry] = Function(self, entry, name, res)
+        return self._functions[entry]
+
+    def get_global(self, name: str) -> tuple[int, int]:
+        """(device address, size in bytes) of a `__device__` or `__constant__` variable."""
+        for v in self.module.globals:
+            if v.name == name:
+                return self.symbols[name], v.size
+        raise LaunchError(f"no __device__ or __constant__ variable named {name!r}")
+
+
+def _dims(v, what: str, n: int = 3) -> tuple[int, int, int]:
+    t = tuple(int(x) for x in (v if isinstance(v, (tuple, list)) else (v,)))
+    if not 1 <= len(t) <= 3:
+        raise LaunchError(f"{what} must have 1 to 3 dimensions, got {v!r}")
+    return t + (1,) * (3 - len(t))  # type: ignore[return-value]
+
+
+class Function:
+    """A kernel of a SourceModule; call it like a PyCUDA function."""
+
+    def __init__(self, module: SourceModule, entry: str, name: str, resources: Resources | None):
+        self.module, self.entry, self.name, self.resources = module, entry, name, resources
+        self.fn = module.module.functions[entry]
+        self._program: Program | None = None
+        self.max_dynamic_shared = SHARED_LIMIT
+
+    @property
+    def program(self) -> Program:
+        if self._program is None:
+            self._program = Program(self.module.module, self.fn, self.module.memory, self.module.symbols)
+        return self._program
+
+    # PyCUDA's function attributes
+    @property
+    def num_regs(self) -> int:
+        return self.resources.registers if self.resources else 0
+
+    @property
+    def shared_size_bytes(self) -> int:
+        return self.resources.shared_bytes if self.resources else self.program.static_shared
+
+    @property
+    def local_size_bytes(self) -> int:
+        return self.resources.stack_bytes if self.resources else self.program.local_size
+
+    def set_attribute(self, attr, value: int) -> None:
+        if attr == function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES:
+            if value > SHARED_OPTIN_LIMIT - self.shared_size_bytes:
+                raise LaunchError(f"max dynamic shared memory {value} bytes exceeds the {SHARED_OPTIN_LIMIT} bytes "
+                                  f"a block may opt in to on sm_90")
+            self.max_dynamic_shared = int(value) + self.shared_size_bytes
+        else:
+            raise LaunchError(f"setting function attribute {attr!r} is not modelled")
+
+    def check_launch(self, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int) -> None:
+        """Raise LaunchError for a launch the driver would refuse, naming the limit."""
+        threads = block[0] * block[1] * block[2]
+        if min(block) < 1 or min(grid) < 1:
+            raise LaunchError(f"grid {grid} and block {block} must be at least 1 in every dimension")
+        if threads > MAX_THREADS:
+            raise LaunchError(f"block {block} has {threads} threads; a block may have at most {MAX_THREADS}")
+        for i, (v, lim) in enumerate(zip(block, MAX_BLOCK)):
+            if v > lim:
+                raise LaunchError(f"block dimension {'xyz'[i]} = {v} exceeds the limit {lim}")
+        for i, (v, lim) in enumerate(zip(grid, MAX_GRID)):
+            if v > lim:
+                raise LaunchError(f"grid dimension {'xyz'[i]} = {v} exceeds the limit {lim}")
+        req = self.fn.directives.get("reqntid")
+        if req and tuple(req) + (1,) * (3 - len(req)) != block:
+            raise LaunchError(f"the kernel requires blocks of {req} threads (__launch_bounds__ / .reqntid), got {block}")
+        maxn = self.fn.directives.get("maxntid")
+        if maxn and threads > int(np.prod(maxn)):
+            raise LaunchError(f"block of {threads} threads exceeds the kernel's __launch_bounds__ of "
+                              f"{int(np.prod(maxn))} threads")
+        static = self.shared_size_bytes
+        if static + shared > self.max_dynamic_shared:
+            extra = (" without cudaFuncSetAttribute(MaxDynamicSharedMemorySize)" if self.max_dynamic_shared ==
+                     SHARED_LIMIT else "")
+            raise LaunchError(f"the block needs {static + shared} bytes of shared memory ({static} static + "
+                              f"{shared} dynamic); the limit is {self.max_dynamic_shared} bytes{extra}")
+        if self.resources and self.resources.registers:
+            per_warp = -(-self.resources.registers * 32 // 256) * 256
+            need = per_warp * -(-threads // 32)
+            if need > REGISTERS_PER_SM:
+                raise LaunchError(f"too many resources requested for launch: {self.resources.registers} registers "
+                                  f"per thread x {threads} threads needs {need} registers; an SM has "
+                                  f"{REGISTERS_PER_SM}")
+
+    def __call__(self, *args, block=(1, 1, 1), grid=(1, 1), shared: int = 0, stream=None, time_kernel: bool = False,
+                 run_blocks=None, trace_blocks=None, trace: bool = True, check: bool = True,
+                 lanes_per_batch: int = 1 << 15) -> Launch:
+        block3, grid3 = _dims(block, "block"), _dims(grid, "grid")
+        self.check_launch(grid3, block3, int(shared))
+        params = self.fn.params
+        if len(args) != len(params):
+            raise TypeError(f"{self.name} takes {len(params)} arguments, {len(args)} given")
+        mem = self.module.memory
+        buf = np.zeros(max(self.fn.param_bytes, 1), np.uint8)
+        temps: list[tuple[int, np.ndarray, bool]] = []
+        try:
+            for i, (a, p) in enumerate(zip(args, params)):
+                raw = self._pack(i, a, p, mem, temps)
+                buf[p.offset:p.offset + len(raw)] = np.frombuffer(raw, np.uint8)
+            prog = self.program
+            tr, stats, findings = prog.launch(buf, grid3, block3, int(shared), run_blocks, trace_blocks, trace, check,
+                                              lanes_per_batch)
+            outputs = []
+            for ptr, arr, back in temps:
+                if back:
+                    arr.reshape(-1).view(np.uint8)[:] = mem.read(ptr, arr.nbytes)
+                    outputs.append(arr)
+        finally:
+            for ptr, _, _ in reversed(temps):
+                mem.free(ptr)
+        return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs)
+
+    def _pack(self, i: int, a, p, mem: GlobalMemory, temps: list) -> bytes:
+        where = f"argument {i} of {self.name}"
+        if isinstance(a, (ArgumentHandler, np.ndarray)):
+            arr = a.array if isinstance(a, ArgumentHandler) else a
+            copy_in = a.copy_in if isinstance(a, ArgumentHandler) else True
+            copy_out = a.copy_out if isinstance(a, ArgumentHandler) else True
+            if not arr.flags.c_contiguous:
+                raise TypeError(f"{where}: the array is not contiguous; pass np.ascontiguousarray(...)")
+            ptr = mem.alloc(arr.nbytes, f"{where} ({arr.dtype}[{arr.size}])")
+            temps.append((ptr, arr, copy_out))
+            if copy_in and arr.nbytes:
+                mem.write(ptr, arr)
+            value = np.uint64(ptr)
+        elif isinstance(a, DeviceAllocation):
+            value = np.uint64(int(a))
+        elif isinstance(a, np.generic):
+            value = a
+        elif isinstance(a, (bool, int, float)):
+            raise TypeError(f"{where} is a Python {type(a).__name__}; pass a sized numpy scalar such as "
+                            f"np.int32({a!r}) or np.float32({a!r}), as PyCUDA requires")
+        elif hasattr(a, "__int__") and hasattr(a, "nbytes"):
+            value = np.uint64(int(a))
+        else:
+            raise TypeError(f"{where}: cannot pass a {type(a).__name__} to a kernel")
+        raw = np.asarray(value).tobytes()
+        if len(raw) != p.size:
+            raise TypeError(f"{where}: the kernel expects {p.size} bytes (.{p.type}), got {len(raw)} bytes "
+                            f"({np.asarray(value).dtype}); pass np.{_suggest(p.type)}(...)")
+        return raw
+
+
+def _suggest(t: str) -> str:
+    return {"u32": "uint32", "s32": "int32", "b32": "int32", "f32": "float32", "u64": "uint64", "s64": "int64",
+            "b64": "uint64", "f64": "float64", "u16": "uint16", "s16": "int16", "u8": "uint8", "s8": "int8",
+            "b8": "uint8"}.get(t, "int32")

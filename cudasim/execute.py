@@ -1,0 +1,919 @@
+"""SIMT execution of a PTX entry function over whole batches of blocks at once.
+
+Every lane of every block in a batch is one element of the register arrays, and the batch
+runs as one wide SIMT group: the divergence stack holds (pc, mask, reconvergence pc)
+entries; a branch that splits the active lanes pushes both sides and reconverges at the
+branch's immediate post-dominator. Seen from any one warp this is exactly the warp-level
+IPDOM stack (the same instructions, in the same order, with the same lane masks); only
+the interleaving between warps differs, which a race-free kernel cannot observe (between
+barriers, the race checker looks for exactly the accesses whose order would matter).
+
+Blocks are independent, so a large grid is cut into batches that fit in memory.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import ops as O
+from .cfg import EXIT, build_cfg
+from .errors import BarrierDivergence, LaunchError, MemoryFault, SimulationError, UnsupportedInstruction
+from .memory import HEAP_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW, GlobalMemory
+from .ptx import STATE_SPACES, Function, Instruction, Module, Operand
+from .state import Batch, Entry, Mask, new_batch
+from .trace import MemEvent, Trace
+
+_NORMAL, _BRA, _EXIT, _NOP = 0, 1, 2, 3
+MAX_WARP_INSTRUCTIONS = 2_000_000_000
+SHARED_LIMIT = 48 * 1024  # without the opt-in attribute
+SHARED_OPTIN_LIMIT = 227 * 1024  # sm_90 with cudaFuncAttributeMaxDynamicSharedMemorySize
+_WMMA_SHAPES = {"m16n16k8": (16, 16, 8), "m8n8k4": (8, 8, 4)}
+_WMMA_TYPES = {"tf32": "b32", "f32": "f32", "f64": "f64"}
+
+
+@dataclass
+class Finding:
+    """A verifier finding: a race, an uninitialized read; `count` accesses at this pc."""
+
+    kind: str
+    message: str
+    pc: int
+    line: int
+    file: str
+    count: int = 1
+
+    def __str__(self) -> str:
+        where = f"{self.file.rsplit('/', 1)[-1]}:{self.line}" if self.line else f"pc {self.pc}"
+        times = f" ({self.count} accesses)" if self.count > 1 else ""
+        return f"{self.kind} at {where}: {self.message}{times}"
+
+
+def _align(x: int, a: int) -> int:
+    return (x + a - 1) // a * a
+
+
+class Program:
+    """An entry function decoded for execution: CFG, reconvergence points, closures, layouts."""
+
+    def __init__(self, module: Module, fn: Function, gmem: GlobalMemory, symbols: dict[str, int]):
+        self.module, self.fn, self.gmem = module, fn, gmem
+        self.reg_types = dict(fn.regs)
+        self.global_symbols = symbols  # module .global/.const variables -> heap addresses
+        self.param_offsets = {p.name: p for p in fn.params}
+        off = 0
+        self.shared_offsets: dict[str, int] = {}
+        extern = []
+        for d in list(module.shared) + list(fn.shared):
+            if d.extern or d.size == 0:
+                extern.append(d)
+                continue
+            off = _align(off, max(d.align, 1))
+            self.shared_offsets[d.name] = off
+            off += d.size
+        self.static_shared = off
+        self.dynamic_base = _align(off, 16)
+        for d in extern:
+            self.shared_offsets[d.name] = self.dynamic_base
+        off = 0
+        self.local_offsets: dict[str, int] = {}
+        for d in fn.locals:
+            off = _align(off, max(d.align, 1))
+            self.local_offsets[d.name] = off
+            off += d.size
+        self.local_size = _align(off, 16)
+        self.cfg = build_cfg(fn)
+        self.clock = 0
+        self.race: dict | None = None
+        self.findings: dict[tuple[str, int], Finding] = {}
+        self.ops: list = []
+        self.kinds: list[int] = []
+        self.guards: list[tuple[str | None, bool]] = []
+        self.targets: list[int] = []
+        for pc, ins in enumerate(fn.body):
+            self.guards.append((ins.guard, ins.guard_neg))
+            self.targets.append(-1)
+            if ins.base == "bra":
+                self.targets[pc] = fn.labels[ins.operands[0].name]
+                self.kinds.append(_BRA)
+                self.ops.append(None)
+            elif ins.base in ("exit", "ret"):
+                self.kinds.append(_EXIT)
+                self.ops.append(None)
+            elif ins.base in ("call", "trap", "brx", "brkpt"):
+                self.kinds.append(_NORMAL)
+                self.ops.append(self._raiser(ins))
+            else:
+                self.kinds.append(_NORMAL)
+                self.ops.append(O.decode(ins, self))
+        self.batch: Batch | None = None
+        self.trace_rows: dict[tuple, list] = {}
+
+    @staticmethod
+    def _raiser(ins: Instruction):
+        err = O.unsupported(ins, "calls and traps are not modelled" if ins.base != "trap" else "the kernel trapped")
+
+        def op(b, m):
+            raise err
+        return op
+
+    # -- symbols -------------------------------------------------------------------------
+    def symbol_address(self, name: str) -> int:
+        if name in self.shared_offsets:
+            return self.shared_offsets[name]
+        if name in self.local_offsets:
+            return self.local_offsets[name]
+        if name in self.global_symbols:
+            return self.global_symbols[name]
+        if name in self.param_offsets:
+            raise KeyError(f"taking the address of kernel parameter {name} is not modelled")
+        raise KeyError(f"unknown symbol {name}")
+
+    def _space_of(self, ins: Instruction) -> str:
+        for m in ins.mods:
+            if m in STATE_SPACES:
+                return m
+        return "generic"
+
+    # -- findings ------------------------------------------------------------------------
+    def finding(self, kind: str, ins: Instruction, pc: int, message: str, count: int) -> None:
+        key = (kind, pc)
+        f = self.findings.get(key)
+        if f is None:
+            self.findings[key] = Finding(kind, message, pc, ins.line, str(ins.file), count)
+        else:
+            f.count += count
+
+    # -- addresses and memory ------------------------------------------------------------
+    def address(self, o: Operand):
+        """Reader of a memory operand's address as uint64 (array over lanes or scalar)."""
+        off = np.uint64(o.offset & 0xFFFFFFFFFFFFFFFF)
+        if o.base is None:
+            return lambda b: off
+        if o.base.kind == "sym":
+            v = np.uint64((self.symbol_address(o.base.name) + o.offset) & 0xFFFFFFFFFFFFFFFF)
+            return lambda b: v
+        r = O.reader(o.base, "u64", self)
+        if o.offset == 0:
+            return r
+        return lambda b: r(b) + off
+
+    def _gather_addr(self, b: Batch, addr, idx: np.ndarray) -> np.ndarray:
+        a = np.asarray(addr)
+        return np.full(len(idx), a, np.uint64) if a.ndim == 0 else a[idx].astype(np.uint64)
+
+    def _split_generic(self, a: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Generic addresses -> {space: (positions, space addresses)}."""
+        out = {}
+        glob = a >= np.uint64(HEAP_BASE)
+        sh = (a >= np.uint64(SHARED_WINDOW)) & (a < np.uint64(SHARED_WINDOW + WINDOW))
+        lo = (a >= np.uint64(LOCAL_WINDOW)) & (a < np.uint64(LOCAL_WINDOW + WINDOW))
+        if glob.any():
+            out["global"] = (np.flatnonzero(glob), a[glob])
+        if sh.any():
+            out["shared"] = (np.flatnonzero(sh), a[sh] - np.uint64(SHARED_WINDOW))
+        if lo.any():
+            out["local"] = (np.flatnonzero(lo), a[lo] - np.uint64(LOCAL_WINDOW))
+        bad = ~(glob | sh | lo)
+        if bad.any():
+            out["bad"] = (np.flatnonzero(bad), a[bad])
+        return out
+
+    def _locate(self, b: Batch, ins: Instruction, space: str, idx: np.ndarray, a: np.ndarray, size: int):
+        """(flat byte array, byte offsets) for lanes `idx` at space addresses `a`; checks bounds."""
+        if space in ("global", "const"):
+            b.gmem.check(a, size, f"{ins.where()} `{ins.text}`")
+            return b.gmem.heap, (a - np.uint64(HEAP_BASE)).astype(np.int64)
+        if space == "shared":
+            S = b.shared_size
+            limit = self.dynamic_base + b.dynamic_shared if b.dynamic_shared else self.static_shared
+            bad = a + np.uint64(size) > np.uint64(limit)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                lane = int(idx[i])
+                raise MemoryFault(f"{ins.where()} `{ins.text}`: out-of-bounds shared access at offset "
+                                  f"{int(a[i])} ({size} bytes) by thread {lane % b.lpb} of block "
+                                  f"{int(b.block_ids[lane // b.lpb])}: the block has {limit} bytes of shared memory")
+            if (a & np.uint64(min(size, 16) - 1)).any():
+                raise MemoryFault(f"{ins.where()} `{ins.text}`: misaligned {size}-byte shared access")
+            return b.shared, b.lane_block[idx] * S + a.astype(np.int64)
+        if space == "local":
+            bad = a + np.uint64(size) > np.uint64(max(self.local_size, 0))
+            if bad.any():
+                raise MemoryFault(f"{ins.where()} `{ins.text}`: out-of-bounds local access at offset "
+                                  f"{int(a[np.flatnonzero(bad)[0]])}: each thread has {self.local_size} bytes")
+            return b.local, idx.astype(np.int64) * b.local_size + a.astype(np.int64)
+        if space == "bad":
+            raise MemoryFault(f"{ins.where()} `{ins.text}`: address 0x{int(a[0]):x} is in no memory "
+                              f"(a null or uninitialized pointer?)")
+        raise UnsupportedInstruction(f"{ins.where()}: memory space .{space} is not modelled")
+
+    @staticmethod
+    def _read(arr: np.ndarray, off: np.ndarray, esize: int, n: int) -> np.ndarray:
+        """(len(off), n) unsigned elements at byte offsets `off` (element-aligned)."""
+        v = arr.view(np.dtype(f"u{esize}"))
+        e = off // esize
+        return v[e[:, None] + np.arange(n)] if n > 1 else v[e][:, None]
+
+    @staticmethod
+    def _write(arr: np.ndarray, off: np.ndarray, esize: int, vals: np.ndarray) -> None:
+        v = arr.view(np.dtype(f"u{esize}"))
+        e = off // esize
+        n = vals.shape[1]
+        if n > 1:
+            v[e[:, None] + np.arange(n)] = vals
+        else:
+            v[e] = vals[:, 0]
+
+    def record(self, b: Batch, pc: int, ins: Instruction, space: str, op: str, size: int, idx: np.ndarray,
+               a: np.ndarray) -> None:
+        """Append one trace row per traced warp that has an active lane here."""
+        if b.traced_warps is None or len(idx) == 0:
+            return
+        if space == "local":  # local memory is interleaved word by word across a warp's lanes
+            lane = (idx % 32).astype(np.uint64)
+            a = (a // np.uint64(4)) * np.uint64(128) + lane * np.uint64(4) + (a % np.uint64(4))
+        w = idx // 32
+        tw = b.traced_warps[w]
+        if not tw.any():
+            return
+        idx, a, w = idx[tw], a[tw], w[tw]
+        uw, inv = np.unique(w, return_inverse=True)
+        addrs = np.zeros((len(uw), 32), np.uint64)
+        lanes = idx % 32
+        addrs[inv, lanes] = a
+        masks = np.zeros(len(uw), np.uint64)
+        np.bitwise_or.at(masks, inv, np.left_shift(np.uint64(1), lanes.astype(np.uint64)))
+        wpb = b.lpb // 32
+        rows = self.trace_rows.setdefault((pc, space, op, size), [])
+        rows.append((b.block_ids[uw // wpb], (uw % wpb).astype(np.int32), masks.astype(np.uint32), addrs))
+
+    # -- shared-memory race and initialization checks -------------------------------------
+    def _check_shared(self, b: Batch, pc: int, ins: Instruction, idx: np.ndarray, flat: np.ndarray, size: int,
+                      write: bool, atomic: bool = False) -> None:
+        st = self.race
+        if st is None or len(idx) == 0:
+            return
+        k = max(1, size // 4)
+        words = (flat // 4)[:, None] + np.arange(k) if k > 1 else (flat // 4)[:, None]
+        words = words.ravel()
+        warp = np.repeat(idx // 32, k)
+        ep = np.repeat(st["epoch"][b.lane_block[idx]], k)
+        if atomic:
+            st["w_warp"][words] = warp
+            st["w_epoch"][words] = ep
+            return
+        w_ep = st["w_epoch"][words]
+        if not write:
+            never = w_ep < 0
+            if never.any():
+                self.finding("uninitialized shared read", ins, pc,
+                             "reads shared memory that no thread of the block has written", int(never.sum()))
+            raw = (w_ep == ep) & (st["w_warp"][words] != warp)
+            if raw.any():
+                wpc = int(st["w_pc"][words[raw][0]])
+                self.finding("shared-memory race", ins, pc,
+                             f"reads a word that another warp wrote at line {self._line(wpc)} with no barrier "
+                             f"between (read-after-write)", int(raw.sum()))
+            fresh = st["r_epoch"][words] != ep
+            fw = words[fresh]
+            st["r_lo"][fw] = np.iinfo(np.int64).max
+            st["r_hi"][fw] = -1
+            st["r_epoch"][words] = ep
+            np.minimum.at(st["r_lo"], words, warp)
+            np.maximum.at(st["r_hi"], words, warp)
+            return
+        waw = (w_ep == ep) & (st["w_warp"][words] != warp)
+        war = (st["r_epoch"][words] == ep) & ((st["r_lo"][words] != warp) | (st["r_hi"][words] != warp))
+        if len(words) > 1:  # two warps writing one word in this very instruction
+            order = np.argsort(words, kind="stable")
+            ws, wp = words[order], warp[order]
+            dup = (ws[1:] == ws[:-1]) & (wp[1:] != wp[:-1])
+            if dup.any():
+                self.finding("shared-memory race", ins, pc, "two warps write the same word with no barrier between "
+                             "(write-after-write)", int(dup.sum()))
+        if waw.any():
+            wpc = int(st["w_pc"][words[waw][0]])
+            self.finding("shared-memory race", ins, pc, f"overwrites a word another warp wrote at line "
+                         f"{self._line(wpc)} with no barrier between (write-after-write)", int(waw.sum()))
+        if war.any():
+            self.finding("shared-memory race", ins, pc, "overwrites a word another warp reads with no barrier "
+                         "between (write-after-read)", int(war.sum()))
+        st["w_warp"][words] = warp
+        st["w_epoch"][words] = ep
+        st["w_pc"][words] = pc
+
+    def _line(self, pc: int) -> int:
+        return self.fn.body[pc].line if 0 <= pc < len(self.fn.body) else 0
+
+    # -- special instructions: memory, warp-wide, barriers ---------------------------------
+    def decode_special(self, ins: Instruction):
+        pc = len(self.ops)
+        base = ins.base
+        if base in ("ld", "ldu"):
+            return self._d_ld(ins, pc)
+        if base == "st":
+            return self._d_st(ins, pc)
+        if base in ("atom", "red"):
+            return self._d_atom(ins, pc)
+        if base == "cvta":
+            return self._d_cvta(ins)
+        if base == "shfl":
+            return self._d_shfl(ins)
+        if base == "vote":
+            return self._d_vote(ins)
+        if base == "activemask":
+            put = O.writer(ins.operands[0], self)
+            return lambda b, m: put(b, np.repeat(_ballot(m.mask, m.mask), 32), m)
+        if base == "redux":
+            return self._d_redux(ins)
+        if base in ("bar", "barrier"):
+            return self._d_bar(ins, pc)
+        if base == "cp":
+            return self._d_cp(ins, pc)
+        if base == "wmma":
+            return self._d_wmma(ins, pc)
+        raise O.unsupported(ins)
+
+    def _d_ld(self, ins: Instruction, pc: int):
+        space = self._space_of(ins)
+        t = ins.type
+        dt = O.dtype_of(t)
+        dest, src = ins.operands[:2]
+        items = dest.items if dest.kind == "vec" else (dest,)
+        n = len(items)
+        if ins.has("v8") or t == "b128":
+            raise O.unsupported(ins)
+        puts = [O.writer(x, self) for x in items]
+        esize = dt.itemsize
+        if space == "param":
+            if src.base is None or src.base.kind != "sym" or src.base.name not in self.param_offsets:
+                raise O.unsupported(ins, "parameter access through a pointer")
+            off = self.param_offsets[src.base.name].offset + src.offset
+
+            def ldparam(b: Batch, m: Mask) -> None:
+                raw = b.params[off:off + esize * n].view(dt)
+                for i, p in enumerate(puts):
+                    p(b, raw[i], m)
+            return ldparam
+        addr = self.address(src)
+
+        def ld(b: Batch, m: Mask) -> None:
+            idx = m.idx
+            a = self._gather_addr(b, addr(b), idx)
+            parts = self._split_generic(a) if space == "generic" else {space: (None, a)}
+            vals = np.empty((len(idx), n), np.dtype(f"u{esize}"))
+            for sp, (pos, sa) in parts.items():
+                sidx = idx if pos is None else idx[pos]
+                arr, off = self._locate(b, ins, sp, sidx, sa, esize * n)
+                v = self._read(arr, off, esize, n)
+                if sp == "shared":
+                    self._check_shared(b, pc, ins, sidx, off, esize * n, write=False)
+                if pos is None:
+                    vals = v
+                else:
+                    vals[pos] = v
+                self.record(b, pc, ins, "global" if sp == "const" else sp, "ld", esize * n, sidx, sa)
+            typed = vals.view(dt)
+            for i, p in enumerate(puts):
+                r = b.regs[items[i].name] if items[i].kind == "reg" else None
+                if r is None:
+                    continue
+                col = typed[:, i]
+                r[idx] = col.astype(r.dtype) if col.dtype.itemsize != r.dtype.itemsize else col.view(r.dtype)
+        return ld
+
+    def _d_st(self, ins: Instruction, pc: int):
+        space = self._space_of(ins)
+        t = ins.type
+        dt = O.dtype_of(t)
+        dst, src = ins.operands[:2]
+        items = src.items if src.kind == "vec" else (src,)
+        n = len(items)
+        esize = dt.itemsize
+        if space == "param" or ins.has("v8"):
+            raise O.unsupported(ins)
+        rs = [O.reader(x, t, self) for x in items]
+        addr = self.address(dst)
+        udt = np.dtype(f"u{esize}")
+
+        def st(b: Batch, m: Mask) -> None:
+            idx = m.idx
+            a = self._gather_addr(b, addr(b), idx)
+            vals = np.empty((len(idx), n), udt)
+            for i, r in enumerate(rs):
+                v = np.asarray(r(b))
+                v = v.view(udt) if v.dtype.itemsize == esize else v.astype(dt).view(udt)
+                vals[:, i] = v[idx] if v.ndim else v
+            parts = self._split_generic(a) if space == "generic" else {space: (None, a)}
+            for sp, (pos, sa) in parts.items():
+                sidx = idx if pos is None else idx[pos]
+                arr, off = self._locate(b, ins, sp, sidx, sa, esize * n)
+                if sp == "shared":
+                    self._check_shared(b, pc, ins, sidx, off, esize * n, write=True)
+                self._write(arr, off, esize, vals if pos is None else vals[pos])
+                self.record(b, pc, ins, sp, "st", esize * n, sidx, sa)
+        return st
+
+    def _d_atom(self, ins: Instruction, pc: int):
+        space = self._space_of(ins)
+        t = ins.type
+        dt = O.dtype_of(t)
+        red = ins.base == "red"
+        opn = next((x for x in ins.mods if x in ("add", "min", "max", "inc", "dec", "exch", "cas", "and", "or",
+                                                 "xor")), None)
+        if opn is None or ins.has("v2", "v4", "v8", "noftz") or t in ("f16", "bf16", "f16x2", "bf16x2"):
+            raise O.unsupported(ins)
+        ops_ = ins.operands
+        if red:
+            dst, vals_o = ops_[0], ops_[1:]
+            put = None
+        else:
+            put, dst, vals_o = O.writer(ops_[0], self), ops_[1], ops_[2:]
+        rv = [O.reader(x, t, self) for x in vals_o]
+        addr = self.address(dst)
+        esize = dt.itemsize
+
+        def atom(b: Batch, m: Mask) -> None:
+            idx = m.idx
+            a = self._gather_addr(b, addr(b), idx)
+            operand = [np.broadcast_to(np.asarray(r(b)), (b.L,))[idx].astype(dt) for r in rv]
+            parts = self._split_generic(a) if space == "generic" else {space: (None, a)}
+            old = np.empty(len(idx), dt)
+            for sp, (pos, sa) in parts.items():
+                sidx = idx if pos is None else idx[pos]
+                arr, off = self._locate(b, ins, sp, sidx, sa, esize)
+                args = [x if pos is None else x[pos] for x in operand]
+                o = _atomic(arr.view(dt), off // esize, opn, args, dt)
+                if sp == "shared":
+                    self._check_shared(b, pc, ins, sidx, off, esize, write=True, atomic=True)
+                if pos is None:
+                    old = o
+                else:
+                    old[pos] = o
+                self.record(b, pc, ins, sp, "red" if red else "atom", esize, sidx, sa)
+            if put is not None:
+                full = np.zeros(b.L, dt)
+                full[idx] = old
+                put(b, full, m)
+        return atom
+
+    def _d_cvta(self, ins: Instruction):
+        d, a = ins.operands[:2]
+        t = ins.type
+        put, ra = O.writer(d, self), O.reader(a, t, self)
+        dt = O.dtype_of(t)
+        to = ins.has("to")
+        sp = next(x for x in ins.mods if x in STATE_SPACES)
+        base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(sp, 0)
+        if base == 0:
+            return lambda b, m: put(b, ra(b), m)
+        off = dt.type(base & ((1 << (8 * dt.itemsize)) - 1))
+        if to:
+            return lambda b, m: put(b, np.subtract(ra(b), off, dtype=dt), m)
+        return lambda b, m: put(b, np.add(ra(b), off, dtype=dt), m)
+
+    def _d_shfl(self, ins: Instruction):
+        mode = next(x for x in ins.mods if x in ("up", "down", "bfly", "idx"))
+        d, a, bo, c = ins.operands[:4]
+        put = O.writer(d, self)
+        putp = O.writer(Operand("reg", name=ins.dest_pred), self) if ins.dest_pred else None
+        ra, rb, rc = O.reader(a, "b32", self), O.reader(bo, "u32", self), O.reader(c, "u32", self)
+
+        def shfl(b: Batch, m: Mask) -> None:
+            lane = b.sregs["%laneid"].astype(np.int64)
+            bval = np.asarray(rb(b)).astype(np.int64) & 31
+            cv = np.asarray(rc(b)).astype(np.int64)
+            seg = (cv >> 8) & 31
+            maxl = (lane & seg) | (cv & 31 & ~seg)
+            minl = lane & seg
+            if mode == "up":
+                j = lane - bval
+                p = j >= maxl
+            elif mode == "down":
+                j = lane + bval
+                p = j <= maxl
+            elif mode == "bfly":
+                j = lane ^ bval
+                p = j <= maxl
+            else:
+                j = minl | (bval & ~seg)
+                p = j <= maxl
+            j = np.where(p, j, lane)
+            src = np.arange(b.L) // 32 * 32 + j
+            v = np.broadcast_to(np.asarray(ra(b)), (b.L,))
+            put(b, v[src], m)
+            if putp is not None:
+                putp(b, np.broadcast_to(p, (b.L,)), m)
+        return shfl
+
+    def _d_vote(self, ins: Instruction):
+        mode = next(x for x in ins.mods if x in ("all", "any", "uni", "ballot"))
+        d, p = ins.operands[:2]
+        neg = False
+        put, rp = O.writer(d, self), O.reader(p, "pred", self)
+
+        def vote(b: Batch, m: Mask) -> None:
+            pv = np.broadcast_to(np.asarray(rp(b)), (b.L,)) ^ neg
+            act = m.mask
+            ball = _ballot(pv & act, act)
+            if mode == "ballot":
+                put(b, np.repeat(ball, 32), m)
+                return
+            actb = _ballot(act, act)
+            if mode == "any":
+                r = ball != 0
+            elif mode == "all":
+                r = ball == actb
+            else:
+                r = (ball == 0) | (ball == actb)
+            put(b, np.repeat(r, 32), m)
+        return vote
+
+    def _d_redux(self, ins: Instruction):
+        opn = next(x for x in ins.mods if x in ("add", "min", "max", "and", "or", "xor"))
+        t = ins.type
+        dt = O.dtype_of(t)
+        d, a = ins.operands[:2]
+        put, ra = O.writer(d, self), O.reader(a, t, self)
+        ident = {"add": 0, "or": 0, "xor": 0, "and": np.iinfo(dt).max if dt.kind == "u" else -1,
+                 "min": np.iinfo(dt).max, "max": np.iinfo(dt).min}[opn]
+        f = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+             "xor": np.bitwise_xor}[opn]
+
+        def redux(b: Batch, m: Mask) -> None:
+            v = np.where(m.mask, np.broadcast_to(np.asarray(ra(b)), (b.L,)), dt.type(ident)).astype(dt)
+            r = f.reduce(v.reshape(-1, 32), axis=1, dtype=dt)
+            put(b, np.repeat(r, 32), m)
+        return redux
+
+    def _d_bar(self, ins: Instruction, pc: int):
+        if ins.has("warp"):
+            return lambda b, m: None
+        if ins.has("arrive"):
+            raise O.unsupported(ins, "split arrive/wait barriers")
+        red = ins.has("red")
+        ops_ = ins.operands
+        count_o = None
+        if red:
+            d, bar_o, count_o, p = (ops_[0], ops_[1], ops_[2], ops_[3]) if len(ops_) == 4 else \
+                (ops_[0], ops_[1], None, ops_[2])
+            put, rp = O.writer(d, self), O.reader(p, "pred", self)
+            kind = next(x for x in ins.mods if x in ("popc", "and", "or"))
+        else:
+            bar_o = ops_[0]
+            count_o = ops_[1] if len(ops_) > 1 else None
+        if bar_o.kind != "imm" or bar_o.value != 0 or count_o is not None:
+            raise O.unsupported(ins, "named barriers and barriers with a thread count")
+
+        def bar(b: Batch, m: Mask) -> None:
+            present = m.mask.reshape(b.nb, b.lpb).sum(1)
+            alive = b.alive.reshape(b.nb, b.lpb).sum(1)
+            bad = (present > 0) & (present < alive)
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise BarrierDivergence(
+                    f"{ins.where()}: __syncthreads() reached by {int(present[i])} of the {int(alive[i])} live threads "
+                    f"of block {int(b.block_ids[i])}; the others are on another path, so the GPU would hang or "
+                    f"misbehave. Make the barrier unconditional, or the condition uniform across the block")
+            if self.race is not None:
+                self.race["epoch"][present > 0] += 1
+            if red:
+                pv = np.broadcast_to(np.asarray(rp(b)), (b.L,)) & m.mask
+                per = pv.reshape(b.nb, b.lpb)
+                if kind == "popc":
+                    r = np.repeat(per.sum(1).astype(np.uint32), b.lpb)
+                elif kind == "and":
+                    r = np.repeat((per == m.mask.reshape(b.nb, b.lpb)).all(1), b.lpb)
+                else:
+                    r = np.repeat(per.any(1), b.lpb)
+                put(b, r, m)
+        return bar
+
+    def _d_cp(self, ins: Instruction, pc: int):
+        if not ins.mods or ins.mods[0] != "async" or ins.has("bulk", "mbarrier"):
+            raise O.unsupported(ins)
+        if ins.has("commit_group", "wait_group", "wait_all"):
+            return lambda b, m: None  # copies complete at issue, which is one legal ordering
+        dst, src, size_o = ins.operands[:3]
+        src_size_o = ins.operands[3] if len(ins.operands) > 3 and ins.operands[3].kind in ("imm", "reg") else None
+        if size_o.kind != "imm":
+            raise O.unsupported(ins)
+        size = size_o.value
+        rs = O.reader(src_size_o, "u32", self) if src_size_o is not None else None
+        ad, as_ = self.address(dst), self.address(src)
+
+        def cp(b: Batch, m: Mask) -> None:
+            idx = m.idx
+            d = self._gather_addr(b, ad(b), idx)
+            s = self._gather_addr(b, as_(b), idx)
+            sarr, soff = self._locate(b, ins, "global", idx, s, size)
+            darr, doff = self._locate(b, ins, "shared", idx, d, size)
+            data = sarr[soff[:, None] + np.arange(size)]
+            if rs is not None:
+                keep = np.broadcast_to(np.asarray(rs(b)), (b.L,))[idx].astype(np.int64)
+                data = np.where(np.arange(size) < keep[:, None], data, 0).astype(np.uint8)
+            darr[doff[:, None] + np.arange(size)] = data
+            self._check_shared(b, pc, ins, idx, doff, size, write=True)
+            self.record(b, pc, ins, "global", "ld", size, idx, s)
+            self.record(b, pc, ins, "shared", "st", size, idx, d)
+        return cp
+
+    def _d_wmma(self, ins: Instruction, pc: int):
+        kind = ins.mods[0]
+        shape = next((x for x in ins.mods if x in _WMMA_SHAPES), None)
+        if shape is None:
+            raise O.unsupported(ins, "only the TF32 m16n16k8 and FP64 m8n8k4 shapes are modelled")
+        M, N, K = _WMMA_SHAPES[shape]
+        if kind in ("load", "store"):
+            frag = ins.mods[1]
+            layout = "col" if ins.has("col") else "row"
+            t = ins.type
+            if t not in _WMMA_TYPES:
+                raise O.unsupported(ins)
+            rows, cols = {"a": (M, K), "b": (K, N), "c": (M, N), "d": (M, N)}[frag]
+            dt = O.dtype_of("f32" if t == "tf32" else t)
+            per = rows * cols // 32
+            space = self._space_of(ins)
+            if kind == "load":
+                regs_o, mem_o = ins.operands[0], ins.operands[1]
+            else:
+                mem_o, regs_o = ins.operands[0], ins.operands[1]
+            stride_o = ins.operands[2] if len(ins.operands) > 2 else None
+            items = regs_o.items if regs_o.kind == "vec" else (regs_o,)
+            if len(items) != per:
+                raise O.unsupported(ins, f"expected {per} registers per lane")
+            addr = self.address(mem_o)
+            rstride = O.reader(stride_o, "u32", self) if stride_o is not None else None
+            flat = np.arange(32)[:, None] * per + np.arange(per)  # lane l holds row-major elements l*per..
+            er, ec = flat // cols, flat % cols
+            puts = [O.writer(x, self) for x in items]
+            readers = [O.reader(x, "f32" if t == "tf32" else t, self) for x in items]
+            esize = dt.itemsize
+
+            def wmma_mem(b: Batch, m: Mask) -> None:
+                act = m.mask.reshape(-1, 32)
+                warps = np.flatnonzero(act.any(1))
+                if not act[warps].all():
+                    raise SimulationError(f"{ins.where()}: wmma needs all 32 lanes of a warp active (.aligned)")
+                lanes = (warps[:, None] * 32 + np.arange(32)).ravel()
+                base = self._gather_addr(b, addr(b), lanes).reshape(-1, 32)[:, 0]
+                ld = np.asarray(rstride(b)).astype(np.int64) if rstride is not None else np.int64(cols if layout ==
+                                                                                                    "row" else rows)
+                ld = np.broadcast_to(ld, (b.L,))[lanes].reshape(-1, 32)[:, 0] if np.ndim(ld) else \
+                    np.full(len(warps), ld)
+                elem = (er * ld[:, None, None] + ec) if layout == "row" else (ec * ld[:, None, None] + er)
+                a = base[:, None, None] + (elem * esize).astype(np.uint64)  # (warps, 32, per)
+                for k in range(per):
+                    ak = a[:, :, k].ravel()
+                    parts = self._split_generic(ak) if space == "generic" else {space: (None, ak)}
+                    for sp, (pos, sa) in parts.items():
+                        sidx = lanes if pos is None else lanes[pos]
+                        arr, off = self._locate(b, ins, sp, sidx, sa, esize)
+                        if kind == "load":
+                            v = self._read(arr, off, esize, 1)[:, 0].view(dt)
+                            r = b.regs[items[k].name]
+                            r[sidx] = v.view(r.dtype) if r.dtype.itemsize == esize else v.astype(r.dtype)
+                        else:
+                            v = np.broadcast_to(np.asarray(readers[k](b)), (b.L,))[sidx].astype(dt)
+                            self._write(arr, off, esize, v.view(np.dtype(f"u{esize}"))[:, None])
+                        if sp == "shared":
+                            self._check_shared(b, pc, ins, sidx, off, esize, write=kind != "load")
+                        self.record(b, pc, ins, sp, "ld" if kind == "load" else "st", esize, sidx, sa)
+            return wmma_mem
+        if kind != "mma":
+            raise O.unsupported(ins)
+        tys = ins.types
+        if tys not in (("f32", "tf32", "tf32", "f32"), ("f64", "f64", "f64", "f64")):
+            raise O.unsupported(ins, "only TF32 (f32 accumulate) and FP64 wmma.mma are modelled")
+        tf32 = tys[1] == "tf32"
+        d_o, a_o, b_o, c_o = ins.operands[:4]
+        # the .row/.col layouts of wmma.mma describe how the fragments were loaded; our fragments
+        # always hold row-major logical elements (wmma.load did the layout), so they need nothing here
+        ft = "u32" if tf32 else "f64"
+        ra = [O.reader(x, ft, self) for x in a_o.items]
+        rb = [O.reader(x, ft, self) for x in b_o.items]
+        rc = [O.reader(x, tys[3], self) for x in c_o.items]
+        puts = [O.writer(x, self) for x in d_o.items]
+        out_dt = O.dtype_of(tys[0])
+
+        def frag(b: Batch, rs, rows, cols):
+            cols_ = [np.broadcast_to(np.asarray(r(b)), (b.L,)) for r in rs]
+            x = np.stack(cols_, axis=1)  # (L, per)
+            if tf32:
+                x = (x.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
+            return x.reshape(-1, rows, cols).astype(np.float64)
+
+        def mma(b: Batch, m: Mask) -> None:
+            act = m.mask.reshape(-1, 32)
+            if not (act.all(1) | ~act.any(1)).all():
+                raise SimulationError(f"{ins.where()}: wmma needs all 32 lanes of a warp active (.aligned)")
+            A = frag(b, ra, M, K)
+            B = frag(b, rb, K, N)
+            C = np.stack([np.broadcast_to(np.asarray(r(b)), (b.L,)) for r in rc], axis=1).reshape(-1, M, N)
+            D = (np.matmul(A, B) + C.astype(np.float64)).astype(out_dt).reshape(b.L, -1)
+            for i, p in enumerate(puts):
+                p(b, D[:, i], m)
+        return mma
+
+    # -- running ---------------------------------------------------------------------------
+    def run_batch(self, b: Batch, stats: dict) -> None:
+        body = self.fn.body
+        n = len(body)
+        ops, kinds, guards, targets, ipdom = self.ops, self.kinds, self.guards, self.targets, self.cfg.ipdom
+        stack = [Entry(0, Mask.of(b.valid), EXIT)]
+        regs = b.regs
+        ti = wi = 0
+        W = b.L // 32
+        while stack:
+            e = stack[-1]
+            pc = e.pc
+            m = e.m
+            if pc == e.reconv or m.count == 0:
+                stack.pop()
+                continue
+            if pc >= n:
+                self._kill(b, stack, m.mask)
+                continue
+            ti += m.count
+            wi += _warps(m, W)
+            k = kinds[pc]
+            g, neg = guards[pc]
+            if k == _NORMAL:
+                if g is None:
+                    ops[pc](b, m)
+                else:
+                    p = regs[g]
+                    gm = m.mask & ~p if neg else m.mask & p
+                    if gm.any():
+                        ops[pc](b, Mask.of(gm))
+                e.pc = pc + 1
+                continue
+            if k == _BRA:
+                tgt = targets[pc]
+                if g is None:
+                    e.pc = tgt
+                    continue
+                p = regs[g]
+                taken = m.mask & ~p if neg else m.mask & p
+                nt = m.mask & ~taken
+                if not taken.any():
+                    e.pc = pc + 1
+                elif not nt.any():
+                    e.pc = tgt
+                else:
+                    r = ipdom[pc]
+                    e.pc = r
+                    stack.append(Entry(pc + 1, Mask.of(nt), r))
+                    stack.append(Entry(tgt, Mask.of(taken), r))
+                continue
+            # exit / ret
+            if g is None:
+                self._kill(b, stack, m.mask)
+            else:
+                p = regs[g]
+                dead = m.mask & ~p if neg else m.mask & p
+                e.pc = pc + 1
+                if dead.any():
+                    self._kill(b, stack, dead)
+            if wi > MAX_WARP_INSTRUCTIONS:
+                raise SimulationError(f"more than {MAX_WARP_INSTRUCTIONS} warp instructions: an endless loop?")
+        stats["thread_instructions"] += ti
+        stats["warp_instructions"] += wi
+
+    @staticmethod
+    def _kill(b: Batch, stack: list[Entry], dead: np.ndarray) -> None:
+        dead = dead.copy()
+        b.alive &= ~dead
+        for e in stack:
+            if (e.m.mask & dead).any():
+                e.m = Mask.of(e.m.mask & ~dead)
+
+    def launch(self, params: np.ndarray, grid: tuple[int, int, int], block: tuple[int, int, int],
+               dynamic_shared: int, run_blocks=None, trace_blocks=None, trace: bool = True, check: bool = True,
+               lanes_per_batch: int = 1 << 15) -> tuple[Trace, dict, list[Finding]]:
+        """Run the grid (or the blocks `run_blocks`), tracing `trace_blocks` (default: those run)."""
+        gx, gy, gz = grid
+        total = gx * gy * gz
+        ids = np.arange(total, dtype=np.int64) if run_blocks is None else np.unique(np.asarray(run_blocks, np.int64))
+        if len(ids) and (ids.min() < 0 or ids.max() >= total):
+            raise LaunchError(f"run_blocks names block {int(ids.max())}, but the grid has {total} blocks")
+        traced = None
+        if trace:
+            traced = ids if trace_blocks is None else np.unique(np.asarray(trace_blocks, np.int64))
+        threads = block[0] * block[1] * block[2]
+        lpb = (threads + 31) // 32 * 32
+        shared_size = _align(max(self.dynamic_base + dynamic_shared if dynamic_shared else self.static_shared, 1), 16)
+        per_batch = max(1, lanes_per_batch // lpb)
+        self.trace_rows = {}
+        self.findings = {}
+        stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(len(ids)),
+                 "blocks_total": int(total)}
+        t0 = time.perf_counter()
+        with np.errstate(all="ignore"):
+            for s in range(0, len(ids), per_batch):
+                chunk = ids[s:s + per_batch]
+                b = new_batch(self.reg_types, chunk, grid, block, params, self.gmem, shared_size, self.local_size,
+                              dynamic_shared)
+                if traced is not None:
+                    tw = np.isin(chunk, traced)
+                    b.traced_warps = np.repeat(tw, lpb // 32) if tw.any() else None
+                self.race = None
+                if check and (self.static_shared or dynamic_shared):
+                    nw = len(b.shared) // 4
+                    self.race = {"epoch": np.zeros(b.nb, np.int32), "w_warp": np.full(nw, -1, np.int64),
+                                 "w_epoch": np.full(nw, -1, np.int32), "w_pc": np.zeros(nw, np.int32),
+                                 "r_epoch": np.full(nw, -1, np.int32), "r_lo": np.zeros(nw, np.int64),
+                                 "r_hi": np.zeros(nw, np.int64)}
+                self.batch = b
+                self.run_batch(b, stats)
+        stats["wall_seconds"] = time.perf_counter() - t0
+        stats["thread_instructions_per_second"] = stats["thread_instructions"] / max(stats["wall_seconds"], 1e-9)
+        events = []
+        for (pc, space, op, size), rows in self.trace_rows.items():
+            ins = self.fn.body[pc]
+            events.append(MemEvent(pc, ins.line, str(ins.file), ins.text, space, op, size,
+                                   np.concatenate([r[0] for r in rows]).astype(np.int64),
+                                   np.concatenate([r[1] for r in rows]), np.concatenate([r[2] for r in rows]),
+                                   np.concatenate([r[3] for r in rows])))
+        events.sort(key=lambda e: (e.pc, e.space))
+        tr = Trace(grid, block, events, None if traced is None or (run_blocks is None and trace_blocks is None)
+                   else [int(x) for x in traced])
+        self.trace_rows = {}
+        return tr, stats, list(self.findings.values())
+
+
+def _warps(m: Mask, W: int) -> int:
+    w = getattr(m, "_warps", None)
+    if w is None:
+        w = W if m.full else int(m.mask.reshape(W, 32).any(1).sum())
+        m._warps = w
+    return w
+
+
+def _ballot(pred: np.ndarray, act: np.ndarray) -> np.ndarray:
+    """(W,) uint32: bit l set where lane l of the warp has `pred`."""
+    bits = np.packbits((pred & act).reshape(-1, 32), axis=1, bitorder="little")
+    return bits.view("<u4").ravel().astype(np.uint32)
+
+
+def _atomic(view: np.ndarray, e: np.ndarray, opn: str, args: list[np.ndarray], dt: np.dtype) -> np.ndarray:
+    """Apply an atomic op for lanes in order (a legal serialization); returns each lane's old value."""
+    if opn == "add":
+        order = np.argsort(e, kind="stable")
+        es, vs = e[order], args[0][order]
+        start = np.r_[True, es[1:] != es[:-1]]
+        grp = np.cumsum(start) - 1
+        firsts = np.flatnonzero(start)
+        base = view[es[firsts]]
+        if dt.kind == "f":  # the running sums, accumulated in the element type, in lane order
+            old_s = np.empty(len(es), dt)
+            acc = base.copy()
+            ends = np.r_[firsts[1:], len(es)]
+            for gi, (s0, s1) in enumerate(zip(firsts, ends)):
+                run = np.cumsum(np.r_[acc[gi], vs[s0:s1]].astype(dt), dtype=dt)
+                old_s[s0:s1] = run[:-1]
+                acc[gi] = run[-1]
+            view[es[firsts]] = acc
+        else:
+            cs = np.cumsum(vs, dtype=dt)
+            before = np.r_[dt.type(0), cs[:-1]].astype(dt)
+            gstart = before[firsts]
+            old_s = (base[grp] + (before - gstart[grp])).astype(dt)
+            view[es[firsts]] = (base + (np.r_[cs[firsts[1:] - 1], cs[-1]] - gstart)).astype(dt)
+        old = np.empty(len(e), dt)
+        old[order] = old_s
+        return old
+    old = np.empty(len(e), dt)
+    remaining = np.arange(len(e))
+    while len(remaining):
+        _, first = np.unique(e[remaining], return_index=True)
+        sel = remaining[first]
+        ei = e[sel]
+        cur = view[ei].copy()
+        old[sel] = cur
+        a0 = args[0][sel]
+        if opn == "exch":
+            new = a0
+        elif opn == "cas":
+            new = np.where(cur == a0, args[1][sel], cur)
+        elif opn == "min":
+            new = np.minimum(cur, a0)
+        elif opn == "max":
+            new = np.maximum(cur, a0)
+        elif opn == "and":
+            new = cur & a0
+        elif opn == "or":
+            new = cur | a0
+        elif opn == "xor":
+            new = cur ^ a0
+        elif opn == "inc":
+            new = np.where(cur >= a0, dt.type(0), cur + dt.type(1))
+        elif opn == "dec":
+            new = np.where((cur == 0) | (cur > a0), a0, cur - dt.type(1))
+        else:
+            raise UnsupportedInstruction(f"atomic .{opn}")
+        view[ei] = new
+        remaining = np.delete(remaining, first)
+    return old
