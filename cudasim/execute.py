@@ -569,7 +569,11 @@ class Program:
 
         def bar(b: Batch, m: Mask) -> None:
             present = m.mask.reshape(b.nb, b.lpb).sum(1)
-            alive = b.alive.reshape(b.nb, b.lpb).sum(1)
+            live = b.alive.copy()
+            for e in self.stack[:-1]:  # lanes parked at the kernel's exit count as exited (early return)
+                if 0 <= e.pc < len(self.kinds) and self.kinds[e.pc] == _EXIT and self.guards[e.pc][0] is None:
+                    live &= ~e.m.mask | m.mask
+            alive = live.reshape(b.nb, b.lpb).sum(1)
             bad = (present > 0) & (present < alive)
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
@@ -723,6 +727,7 @@ class Program:
         n = len(body)
         ops, kinds, guards, targets, ipdom = self.ops, self.kinds, self.guards, self.targets, self.cfg.ipdom
         stack = [Entry(0, Mask.of(b.valid), EXIT)]
+        self.stack = stack
         regs = b.regs
         ti = wi = 0
         W = b.L // 32

@@ -117,7 +117,7 @@ def _f_binary(op: str, x: Expr, y: Expr) -> Expr:
         "min": (f"fminf({x.c}, {y.c})", lambda e: np.fmin(F(X(e)), F(Y(e)))),
         "max": (f"fmaxf({x.c}, {y.c})", lambda e: np.fmax(F(X(e)), F(Y(e)))),
         "sqrt": (f"sqrtf(fabsf({x.c}))", lambda e: np.sqrt(np.abs(F(X(e))))),
-        "sel": (f"({x.c} < {y.c} ? {y.c} : -{x.c})", lambda e: F(Y(e)) if F(X(e)) < F(Y(e)) else -F(X(e))),
+        "sel": (f"({x.c} < {y.c} ? {y.c} : -({x.c}))", lambda e: F(Y(e)) if F(X(e)) < F(Y(e)) else -F(X(e))),
     }
     c, ev = table[op]
     return Expr(c, ev)
