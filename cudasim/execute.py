@@ -26,6 +26,7 @@ from .state import Batch, Entry, Mask, new_batch
 from .trace import MemEvent, Trace
 
 _NORMAL, _BRA, _EXIT, _NOP = 0, 1, 2, 3
+_MULTI = np.int64(0xFFFFFFFF)  # "several warps" in a read stamp
 MAX_WARP_INSTRUCTIONS = 2_000_000_000
 SHARED_LIMIT = 48 * 1024  # without the opt-in attribute
 SHARED_OPTIN_LIMIT = 227 * 1024  # sm_90 with cudaFuncAttributeMaxDynamicSharedMemorySize
@@ -229,70 +230,73 @@ class Program:
     def record(self, b: Batch, pc: int, ins: Instruction, space: str, op: str, size: int, idx: np.ndarray,
                a: np.ndarray) -> None:
         """Append one trace row per traced warp that has an active lane here."""
-        if b.traced_warps is None or len(idx) == 0:
+        tw = b.traced_warps
+        if tw is None or len(idx) == 0:
             return
         if space == "local":  # local memory is interleaved word by word across a warp's lanes
             lane = (idx % 32).astype(np.uint64)
             a = (a // np.uint64(4)) * np.uint64(128) + lane * np.uint64(4) + (a % np.uint64(4))
-        w = idx // 32
-        tw = b.traced_warps[w]
-        if not tw.any():
-            return
-        idx, a, w = idx[tw], a[tw], w[tw]
-        uw, inv = np.unique(w, return_inverse=True)
-        addrs = np.zeros((len(uw), 32), np.uint64)
-        lanes = idx % 32
-        addrs[inv, lanes] = a
-        masks = np.zeros(len(uw), np.uint64)
-        np.bitwise_or.at(masks, inv, np.left_shift(np.uint64(1), lanes.astype(np.uint64)))
-        wpb = b.lpb // 32
+        if len(idx) == b.L:  # every lane (padding included) is active: no scatter needed
+            A = a.reshape(-1, 32)
+            masks = np.full(b.W, 0xFFFFFFFF, np.uint32)
+        else:
+            A = np.zeros(b.L, np.uint64)
+            A[idx] = a
+            A = A.reshape(-1, 32)
+            act = np.zeros(b.L, np.bool_)
+            act[idx] = True
+            masks = np.packbits(act.reshape(-1, 32), axis=1, bitorder="little").view("<u4").ravel()
+        sel = tw & (masks != 0)
         rows = self.trace_rows.setdefault((pc, space, op, size), [])
-        rows.append((b.block_ids[uw // wpb], (uw % wpb).astype(np.int32), masks.astype(np.uint32), addrs))
+        if sel.all():
+            rows.append((b.warp_block, b.warp_in_block, masks, A))
+        else:
+            rows.append((b.warp_block[sel], b.warp_in_block[sel], masks[sel], A[sel]))
 
     # -- shared-memory race and initialization checks -------------------------------------
     def _check_shared(self, b: Batch, pc: int, ins: Instruction, idx: np.ndarray, flat: np.ndarray, size: int,
                       write: bool, atomic: bool = False) -> None:
+        """Races between warps since the block's last barrier, and reads of never-written words.
+
+        Per 4-byte word, a stamp (barrier epoch << 32 | warp) of the last write and of this
+        epoch's reads (warp MULTI: several warps); warps of one instruction are compared too.
+        """
         st = self.race
         if st is None or len(idx) == 0:
             return
         k = max(1, size // 4)
-        words = (flat // 4)[:, None] + np.arange(k) if k > 1 else (flat // 4)[:, None]
-        words = words.ravel()
-        warp = np.repeat(idx // 32, k)
-        ep = np.repeat(st["epoch"][b.lane_block[idx]], k)
+        w0 = flat // 4
+        words = (w0[:, None] + np.arange(k)).ravel() if k > 1 else w0
+        mine = (st["epoch"][b.lane_block[idx]] << 32) | (idx // 32)
+        if k > 1:
+            mine = np.repeat(mine, k)
+        ep = mine >> 32
+        w_stamp, r_stamp = st["w_stamp"], st["r_stamp"]
         if atomic:
-            st["w_warp"][words] = warp
-            st["w_epoch"][words] = ep
+            w_stamp[words] = mine
             return
-        w_ep = st["w_epoch"][words]
+        ws = w_stamp[words]
         if not write:
-            never = w_ep < 0
+            never = ws < 0
             if never.any():
                 self.finding("uninitialized shared read", ins, pc,
                              "reads shared memory that no thread of the block has written", int(never.sum()))
-            raw = (w_ep == ep) & (st["w_warp"][words] != warp)
+            raw = ((ws >> 32) == ep) & (ws != mine)
             if raw.any():
                 wpc = int(st["w_pc"][words[raw][0]])
                 self.finding("shared-memory race", ins, pc,
                              f"reads a word that another warp wrote at line {self._line(wpc)} with no barrier "
                              f"between (read-after-write)", int(raw.sum()))
-            fresh = st["r_epoch"][words] != ep
-            fw = words[fresh]
-            st["r_lo"][fw] = np.iinfo(np.int64).max
-            st["r_hi"][fw] = -1
-            st["r_epoch"][words] = ep
-            np.minimum.at(st["r_lo"], words, warp)
-            np.maximum.at(st["r_hi"], words, warp)
+            rs = r_stamp[words]
+            multi = ((rs >> 32) == ep) & (rs != mine)
+            r_stamp[words] = mine
+            multi |= r_stamp[words] != mine  # another warp read it in this same instruction
+            if multi.any():
+                r_stamp[words[multi]] = (ep[multi] << 32) | _MULTI
             return
-        waw = (w_ep == ep) & (st["w_warp"][words] != warp)
-        war = (st["r_epoch"][words] == ep) & ((st["r_lo"][words] != warp) | (st["r_hi"][words] != warp))
-        if len(words) > 1:  # two warps writing one word in this very instruction
-            order = np.argsort(words, kind="stable")
-            ws, wp = words[order], warp[order]
-            dup = (ws[1:] == ws[:-1]) & (wp[1:] != wp[:-1])
-            if dup.any():
-                self.finding("shared-memory race", ins, pc, "two warps write the same word with no barrier between "
-                             "(write-after-write)", int(dup.sum()))
+        waw = ((ws >> 32) == ep) & (ws != mine)
+        rs = r_stamp[words]
+        war = ((rs >> 32) == ep) & (rs != mine)
         if waw.any():
             wpc = int(st["w_pc"][words[waw][0]])
             self.finding("shared-memory race", ins, pc, f"overwrites a word another warp wrote at line "
@@ -300,8 +304,11 @@ class Program:
         if war.any():
             self.finding("shared-memory race", ins, pc, "overwrites a word another warp reads with no barrier "
                          "between (write-after-read)", int(war.sum()))
-        st["w_warp"][words] = warp
-        st["w_epoch"][words] = ep
+        w_stamp[words] = mine
+        dup = w_stamp[words] != mine  # two warps wrote this word in this very instruction
+        if dup.any():
+            self.finding("shared-memory race", ins, pc, "two warps write the same word with no barrier between "
+                         "(write-after-write)", int(dup.sum()))
         st["w_pc"][words] = pc
 
     def _line(self, pc: int) -> int:
@@ -827,10 +834,8 @@ class Program:
                 self.race = None
                 if check and (self.static_shared or dynamic_shared):
                     nw = len(b.shared) // 4
-                    self.race = {"epoch": np.zeros(b.nb, np.int32), "w_warp": np.full(nw, -1, np.int64),
-                                 "w_epoch": np.full(nw, -1, np.int32), "w_pc": np.zeros(nw, np.int32),
-                                 "r_epoch": np.full(nw, -1, np.int32), "r_lo": np.zeros(nw, np.int64),
-                                 "r_hi": np.zeros(nw, np.int64)}
+                    self.race = {"epoch": np.zeros(b.nb, np.int64), "w_stamp": np.full(nw, -1, np.int64),
+                                 "r_stamp": np.full(nw, -1, np.int64), "w_pc": np.zeros(nw, np.int32)}
                 self.batch = b
                 self.run_batch(b, stats)
         stats["wall_seconds"] = time.perf_counter() - t0

@@ -70,6 +70,8 @@ class Batch:
     local: np.ndarray = None  # (L * local_size,) uint8
     lane_block: np.ndarray = None  # (L,) int64 batch block of each lane
     traced_warps: np.ndarray | None = None  # (W,) bool, None: trace nothing
+    warp_block: np.ndarray = None  # (W,) linear grid index of each warp's block
+    warp_in_block: np.ndarray = None  # (W,) int32 warp index within its block
 
     @property
     def W(self) -> int:
@@ -91,6 +93,8 @@ def new_batch(reg_types: dict[str, str], block_ids: np.ndarray, grid: tuple[int,
     b.valid = t < threads
     b.alive = b.valid.copy()
     b.lane_block = np.repeat(np.arange(nb, dtype=np.int64), lpb)
+    b.warp_block = np.repeat(np.asarray(block_ids, np.int64), lpb // 32)
+    b.warp_in_block = np.tile(np.arange(lpb // 32, dtype=np.int32), nb)
     bx, by, bz = block
     gx, gy, gz = grid
     lin = np.repeat(np.asarray(block_ids, np.int64), lpb)
