@@ -49,10 +49,11 @@ class CompileResult:
         """Mangled entry for a name expression, a plain extern "C" name, or a mangled name."""
         if name in self.lowered:
             return self.lowered[name]
-        if name in self.resources:
+        if name in self.resources or f".entry {name}(" in self.ptx:
             return name
         prefix = f"_Z{len(name)}{name}"  # a C++ kernel reached by its plain name
-        matches = [m for m in self.resources if m.startswith(prefix)]
+        matches = sorted(set(m for m in self.resources if m.startswith(prefix)) |
+                         set(re.findall(rf"\.entry ({re.escape(prefix)}\w*)\(", self.ptx)))
         if len(matches) == 1:
             return matches[0]
         raise KeyError(name)

@@ -475,7 +475,7 @@ class Program:
         sp = next(x for x in ins.mods if x in STATE_SPACES)
         base = {"shared": SHARED_WINDOW, "local": LOCAL_WINDOW}.get(sp, 0)
         if base == 0:
-            return lambda b, m: put(b, ra(b), m)
+            return lambda b, m: put(b, np.array(ra(b)), m)
         off = dt.type(base & ((1 << (8 * dt.itemsize)) - 1))
         if to:
             return lambda b, m: put(b, np.subtract(ra(b), off, dtype=dt), m)

@@ -103,6 +103,9 @@ def writer(o: Operand, ctx) -> Callable[[Batch, object, Mask], None]:
     rdt = dtype_of(ctx.reg_types[name])
 
     def put(b: Batch, v, m: Mask) -> None:
+        if m.full and type(v) is np.ndarray and v.base is None and v.dtype == rdt and v.shape == (b.L,):
+            b.regs[name] = v  # a fresh result array: adopt it instead of copying (movs copy first)
+            return
         r = b.regs[name]
         v = np.asarray(v)
         if v.dtype != rdt:
@@ -308,7 +311,7 @@ def _fma(ins: Instruction, ctx) -> Op:
             if ftz:
                 x, y, z = _ftz(x, dt), _ftz(y, dt), _ftz(z, dt)
             r = np.multiply(x, y, dtype=np.float64)
-            r = np.add(r, z, out=r if isinstance(r, np.ndarray) else None).astype(np.float32)
+            r = np.add(r, z, out=r if type(r) is np.ndarray else None).astype(np.float32)
             if ftz:
                 r = _ftz(r, dt)
             if sat:
@@ -495,7 +498,7 @@ def _d_mov(ins: Instruction, ctx) -> Op:
             put(b, r, m)
         return pack
     ra = reader(a, t, ctx)
-    return lambda b, m: put(b, ra(b), m)
+    return lambda b, m: put(b, np.array(ra(b)), m)  # a copy: registers never share arrays
 
 
 _CMP_INT = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
