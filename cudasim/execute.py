@@ -260,6 +260,8 @@ class Program:
 
         Per 4-byte word, a stamp (barrier epoch << 32 | warp) of the last write and of this
         epoch's reads (warp MULTI: several warps); warps of one instruction are compared too.
+        Reads are only queued until the next write or barrier: after a barrier that every
+        block reached, the queue is dropped (nothing before it can race with what follows).
         """
         st = self.race
         if st is None or len(idx) == 0:
@@ -267,35 +269,32 @@ class Program:
         k = max(1, size // 4)
         w0 = flat // 4
         words = (w0[:, None] + np.arange(k)).ravel() if k > 1 else w0
-        mine = (st["epoch"][b.lane_block[idx]] << 32) | (idx // 32)
-        if k > 1:
-            mine = np.repeat(mine, k)
-        ep = mine >> 32
-        w_stamp, r_stamp = st["w_stamp"], st["r_stamp"]
+        w_stamp = st["w_stamp"]
+        if not write and not atomic:
+            ws = w_stamp[words]
+            if (ws < 0).any():
+                self.finding("uninitialized shared read", ins, pc,
+                             "reads shared memory that no thread of the block has written", int((ws < 0).sum()))
+            st["reads"].append((words, idx, k))
+            if st["dirty"]:
+                mine = self._stamps(b, idx, k)
+                raw = ((ws >> 32) == (mine >> 32)) & (ws != mine)
+                if raw.any():
+                    wpc = int(st["w_pc"][words[raw][0]])
+                    self.finding("shared-memory race", ins, pc,
+                                 f"reads a word that another warp wrote at line {self._line(wpc)} with no barrier "
+                                 f"between (read-after-write)", int(raw.sum()))
+            return
+        mine = self._stamps(b, idx, k)
+        st["dirty"] = True
         if atomic:
             w_stamp[words] = mine
             return
+        self._flush_reads(b)
+        ep = mine >> 32
         ws = w_stamp[words]
-        if not write:
-            never = ws < 0
-            if never.any():
-                self.finding("uninitialized shared read", ins, pc,
-                             "reads shared memory that no thread of the block has written", int(never.sum()))
-            raw = ((ws >> 32) == ep) & (ws != mine)
-            if raw.any():
-                wpc = int(st["w_pc"][words[raw][0]])
-                self.finding("shared-memory race", ins, pc,
-                             f"reads a word that another warp wrote at line {self._line(wpc)} with no barrier "
-                             f"between (read-after-write)", int(raw.sum()))
-            rs = r_stamp[words]
-            multi = ((rs >> 32) == ep) & (rs != mine)
-            r_stamp[words] = mine
-            multi |= r_stamp[words] != mine  # another warp read it in this same instruction
-            if multi.any():
-                r_stamp[words[multi]] = (ep[multi] << 32) | _MULTI
-            return
         waw = ((ws >> 32) == ep) & (ws != mine)
-        rs = r_stamp[words]
+        rs = st["r_stamp"][words]
         war = ((rs >> 32) == ep) & (rs != mine)
         if waw.any():
             wpc = int(st["w_pc"][words[waw][0]])
@@ -310,6 +309,32 @@ class Program:
             self.finding("shared-memory race", ins, pc, "two warps write the same word with no barrier between "
                          "(write-after-write)", int(dup.sum()))
         st["w_pc"][words] = pc
+
+    def _stamps(self, b: Batch, idx: np.ndarray, k: int) -> np.ndarray:
+        mine = (self.race["epoch"][b.lane_block[idx]] << 32) | (idx // 32)
+        return np.repeat(mine, k) if k > 1 else mine
+
+    def _flush_reads(self, b: Batch) -> None:
+        """Fold the queued reads into the per-word read stamps (MULTI where warps differ)."""
+        st = self.race
+        r_stamp = st["r_stamp"]
+        for words, idx, k in st["reads"]:
+            mine = self._stamps(b, idx, k)
+            multi = ((r_stamp[words] >> 32) == (mine >> 32)) & (r_stamp[words] != mine)
+            r_stamp[words] = mine
+            multi |= r_stamp[words] != mine  # another warp read it in this same instruction
+            if multi.any():
+                r_stamp[words[multi]] = ((mine[multi] >> 32) << 32) | _MULTI
+        st["reads"] = []
+
+    def _barrier_epoch(self, b: Batch, present: np.ndarray, alive: np.ndarray) -> None:
+        st = self.race
+        if (present == alive).all():  # every block passed: earlier accesses cannot race with later ones
+            st["reads"] = []
+            st["dirty"] = False
+        else:
+            self._flush_reads(b)
+        st["epoch"][present > 0] += 1
 
     def _line(self, pc: int) -> int:
         return self.fn.body[pc].line if 0 <= pc < len(self.fn.body) else 0
@@ -589,7 +614,7 @@ class Program:
                     f"of block {int(b.block_ids[i])}; the others are on another path, so the GPU would hang or "
                     f"misbehave. Make the barrier unconditional, or the condition uniform across the block")
             if self.race is not None:
-                self.race["epoch"][present > 0] += 1
+                self._barrier_epoch(b, present, alive)
             if red:
                 pv = np.broadcast_to(np.asarray(rp(b)), (b.L,)) & m.mask
                 per = pv.reshape(b.nb, b.lpb)
@@ -742,17 +767,18 @@ class Program:
             e = stack[-1]
             pc = e.pc
             m = e.m
-            if pc == e.reconv or m.count == 0:
+            reconv = e.reconv
+            if pc == reconv or m.count == 0:
                 stack.pop()
                 continue
             if pc >= n:
                 self._kill(b, stack, m.mask)
                 continue
-            ti += m.count
-            wi += _warps(m, W)
-            k = kinds[pc]
-            g, neg = guards[pc]
-            if k == _NORMAL:
+            cnt, wc = m.count, _warps(m, W)
+            while kinds[pc] == _NORMAL:  # straight-line code: no stack work between instructions
+                ti += cnt
+                wi += wc
+                g, neg = guards[pc]
                 if g is None:
                     ops[pc](b, m)
                 else:
@@ -760,8 +786,16 @@ class Program:
                     gm = m.mask & ~p if neg else m.mask & p
                     if gm.any():
                         ops[pc](b, Mask.of(gm))
-                e.pc = pc + 1
+                pc += 1
+                if pc == reconv or pc >= n:
+                    break
+            e.pc = pc
+            if pc == reconv or pc >= n:
                 continue
+            ti += cnt
+            wi += wc
+            k = kinds[pc]
+            g, neg = guards[pc]
             if k == _BRA:
                 tgt = targets[pc]
                 if g is None:
@@ -835,7 +869,8 @@ class Program:
                 if check and (self.static_shared or dynamic_shared):
                     nw = len(b.shared) // 4
                     self.race = {"epoch": np.zeros(b.nb, np.int64), "w_stamp": np.full(nw, -1, np.int64),
-                                 "r_stamp": np.full(nw, -1, np.int64), "w_pc": np.zeros(nw, np.int32)}
+                                 "r_stamp": np.full(nw, -1, np.int64), "w_pc": np.zeros(nw, np.int32),
+                                 "reads": [], "dirty": False}
                 self.batch = b
                 self.run_batch(b, stats)
         stats["wall_seconds"] = time.perf_counter() - t0
