@@ -46,6 +46,8 @@ def unsupported(ins: Instruction, why: str = "") -> UnsupportedInstruction:
 def reader(o: Operand, t: str, ctx) -> Reader:
     """A function giving operand `o` read as PTX type `t` (array over lanes or a scalar)."""
     dt = dtype_of(t)
+    if o.kind == "sym" and o.name in ctx.reg_types:  # inline-asm scratch registers have no %
+        o = Operand("reg", name=o.name)
     if o.kind == "reg":
         name = o.name
         if name not in ctx.reg_types:
@@ -97,6 +99,8 @@ def writer(o: Operand, ctx) -> Callable[[Batch, object, Mask], None]:
     """A function storing a value (array or scalar of any type) into register `o` for lanes `m`."""
     if o.kind == "sink":
         return lambda b, v, m: None
+    if o.kind == "sym" and o.name in ctx.reg_types:
+        o = Operand("reg", name=o.name)
     if o.kind != "reg":
         raise KeyError(f"cannot write to operand {o}")
     name = o.name
