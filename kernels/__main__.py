@@ -1,0 +1,52 @@
+"""List the kernel catalog, or compile every kernel for sm_90 as a check (no GPU needed).
+
+    python -m kernels [--json] [--check]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import catalog
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m kernels", description=__doc__.splitlines()[0])
+    p.add_argument("--json", action="store_true", help="the catalog as JSON")
+    p.add_argument("--check", action="store_true", help="compile every kernel to PTX for sm_90 with NVRTC")
+    a = p.parse_args(argv)
+    if a.check:
+        return check()
+    rows = [{"name": k.name, "family": k.family, "kind": k.kind, "source": k.source, "entry": k.entry,
+             "size_multiple": k.multiple, "bench_size": k.default_size, "sim_size": k.sim_size, "teaches": k.teaches}
+            for k in catalog.KERNELS]
+    if a.json:
+        print(json.dumps(rows, indent=1))
+        return 0
+    for fam in catalog.FAMILIES:
+        print(f"{fam}:")
+        for r in rows:
+            if r["family"] == fam:
+                print(f"  {r['name']:28s} {r['teaches']}")
+    return 0
+
+
+def check() -> int:
+    from cudasim import CompileError, compile_cuda
+
+    bad = 0
+    for k in catalog.KERNELS:
+        try:
+            res = compile_cuda(catalog.source(k), options=catalog.options(k), filename=str(k.path))
+            r = res.resources[res.entry(k.entry)]
+            print(f"{k.name:28s} sm_90  {r.registers:4d} registers/thread  {r.shared_bytes:6d} B static shared  "
+                  f"{r.spill_stores} B spilled")
+        except (CompileError, KeyError) as e:
+            bad += 1
+            print(f"{k.name:28s} FAILED: {str(e).splitlines()[0]}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

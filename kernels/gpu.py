@@ -1,0 +1,195 @@
+"""The GPU backend: compile with PyCUDA for the device's own architecture, verify, time.
+
+Timing: CUDA events around each launch, warm-up launches first, the median of the repeats.
+When a kernel's working set fits in L2, the repeats rotate over several copies of the
+inputs so the figure is DRAM bandwidth, not L2 hits.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import catalog
+
+
+class GpuUnavailable(RuntimeError):
+    """No PyCUDA or no CUDA device here."""
+
+
+_ctx = {}
+
+
+def init():
+    """(pycuda.driver, device attributes); raises GpuUnavailable with one line."""
+    if "cuda" in _ctx:
+        return _ctx["cuda"], _ctx["dev"]
+    try:
+        import pycuda.autoinit  # noqa: F401
+        import pycuda.driver as cuda
+    except ImportError:
+        raise GpuUnavailable("PyCUDA is not installed: pip install -e '.[gpu]' on a machine with a CUDA GPU") from None
+    except Exception as e:  # noqa: BLE001 - the driver's own error, in one line
+        raise GpuUnavailable(f"no usable CUDA GPU: {str(e).splitlines()[0]}") from None
+    dev = pycuda.autoinit.device
+    a = cuda.device_attribute
+    info = {"name": dev.name(), "cc": dev.compute_capability(), "sms": dev.get_attribute(a.MULTIPROCESSOR_COUNT),
+            "l2_bytes": dev.get_attribute(a.L2_CACHE_SIZE)}
+    _ctx.update(cuda=cuda, dev=info)
+    return cuda, info
+
+
+_modules: dict = {}
+
+
+def function(k: catalog.Kernel):
+    cuda, dev = init()
+    from pycuda.compiler import SourceModule
+
+    if k.source not in _modules:
+        arch = "sm_%d%d" % dev["cc"]
+        _modules[k.source] = SourceModule(catalog.source(k), options=catalog.options(k) + ["-lineinfo"],
+                                          no_extern_c=True, arch=arch)
+    return _modules[k.source].get_function(k.entry)
+
+
+def _events_ms(launch, repeats: int, warmup: int) -> float:
+    cuda, _ = init()
+    for i in range(warmup):
+        launch(i)
+    times = []
+    for i in range(repeats):
+        s, e = cuda.Event(), cuda.Event()
+        s.record()
+        launch(warmup + i)
+        e.record()
+        e.synchronize()
+        times.append(e.time_since(s))
+    return float(np.median(times))
+
+
+def run_kernel(k: catalog.Kernel, size: int, repeats: int = 20, warmup: int = 3, seed: int = 0) -> dict:
+    """Compile, run once and verify against numpy, then time. Returns a result row."""
+    cuda, dev = init()
+    f = function(k)
+    inputs = k.make_inputs(size, seed)
+    grid, block, shared = k.launch(size, dev["sms"])
+    ws = sum(v.nbytes for v in inputs.values() if isinstance(v, np.ndarray))
+    copies = 1 if ws > 2 * dev["l2_bytes"] else min(8, -(-3 * dev["l2_bytes"] // max(ws, 1)))
+    sets = []
+    for _ in range(copies):
+        d = {}
+        for key, v in inputs.items():
+            if isinstance(v, np.ndarray):
+                buf = cuda.mem_alloc(v.nbytes)
+                cuda.memcpy_htod(buf, v)
+                d[key] = buf
+            else:
+                d[key] = v
+        sets.append(d)
+    fn_args = [k.args(d, size) for d in sets]
+    f(*fn_args[0], block=block, grid=grid, shared=shared)
+    got = np.empty_like(inputs[k.output])
+    cuda.memcpy_dtoh(got, sets[0][k.output])
+    ok, err = catalog.verify(k, got, inputs)
+    reps = repeats if k.name != "vector_add_single" else 3
+    ms = _events_ms(lambda i: f(*fn_args[i % copies], block=block, grid=grid, shared=shared), reps, 1 if reps == 3
+                    else warmup)
+    for d in sets:
+        for v in d.values():
+            if hasattr(v, "free"):
+                v.free()
+    return {"kernel": k.name, "family": k.family, "size": size, "ok": ok, "max_rel_err": err, "ms": ms,
+            "gflops": k.flops(size) / ms / 1e6 if k.flops(size) else None,
+            "gbs": k.min_bytes(size) / ms / 1e6, "registers": f.num_regs, "shared_bytes": f.shared_size_bytes,
+            "grid": list(grid), "block": list(block), "copies": copies, "device": dev["name"]}
+
+
+def run_pipeline(k: catalog.Kernel, size: int, chunks: int = 4, repeats: int = 5) -> dict:
+    """Host -> device -> kernel -> host, timed per stage; streams report the overlap achieved."""
+    cuda, dev = init()
+    f = function(k)
+    inputs = k.make_inputs(size)
+    grid, block, _ = k.launch(size, dev["sms"])
+    nb = size * 4
+    if k.pipeline == "pageable":
+        host = {n: inputs[n] for n in ("a", "b")}
+        out = np.empty(size, np.float32)
+    else:
+        host = {n: cuda.pagelocked_empty(size, np.float32) for n in ("a", "b")}
+        for n in host:
+            host[n][:] = inputs[n]
+        out = cuda.pagelocked_empty(size, np.float32)
+    dev_buf = {n: cuda.mem_alloc(nb) for n in ("a", "b", "c")}
+    ev = [cuda.Event() for _ in range(4)]
+    stage = {"h2d": [], "kernel": [], "d2h": [], "total": []}
+    for _ in range(repeats):
+        if k.pipeline != "streams":
+            ev[0].record()
+            cuda.memcpy_htod(dev_buf["a"], host["a"])
+            cuda.memcpy_htod(dev_buf["b"], host["b"])
+            ev[1].record()
+            f(dev_buf["a"], dev_buf["b"], dev_buf["c"], np.int32(size), block=block, grid=grid)
+            ev[2].record()
+            cuda.memcpy_dtoh(out, dev_buf["c"])
+            ev[3].record()
+            ev[3].synchronize()
+            stage["h2d"].append(ev[1].time_since(ev[0]))
+            stage["kernel"].append(ev[2].time_since(ev[1]))
+            stage["d2h"].append(ev[3].time_since(ev[2]))
+            stage["total"].append(ev[3].time_since(ev[0]))
+            continue
+        streams = [cuda.Stream() for _ in range(chunks)]
+        per = size // chunks
+        ev[0].record()
+        for i, s in enumerate(streams):
+            lo = i * per
+            n = per if i < chunks - 1 else size - lo
+            off = lo * 4
+            cuda.memcpy_htod_async(int(dev_buf["a"]) + off, host["a"][lo:lo + n], s)
+            cuda.memcpy_htod_async(int(dev_buf["b"]) + off, host["b"][lo:lo + n], s)
+            g = (max(1, min(grid[0], -(-n // 1024))), 1, 1)
+            f(np.intp(int(dev_buf["a"]) + off), np.intp(int(dev_buf["b"]) + off), np.intp(int(dev_buf["c"]) + off),
+              np.int32(n), block=block, grid=g, stream=s)
+            cuda.memcpy_dtoh_async(out[lo:lo + n], int(dev_buf["c"]) + off, s)
+        ev[3].record()
+        ev[3].synchronize()
+        stage["total"].append(ev[3].time_since(ev[0]))
+    ok, err = catalog.verify(k, out, inputs)
+    med = {key: float(np.median(v)) for key, v in stage.items() if v}
+    row = {"kernel": k.name, "family": k.family, "size": size, "ok": ok, "max_rel_err": err, "ms": med["total"],
+           "gflops": None, "gbs": k.min_bytes(size) / med["total"] / 1e6, "device": dev["name"],
+           "registers": f.num_regs, "shared_bytes": f.shared_size_bytes, "stages_ms": med}
+    for b in dev_buf.values():
+        b.free()
+    return row
+
+
+def copy_bandwidth(nbytes: int = 1 << 30, repeats: int = 10) -> float:
+    """Measured device-to-device copy, GB/s counting the read and the write."""
+    cuda, _ = init()
+    src, dst = cuda.mem_alloc(nbytes), cuda.mem_alloc(nbytes)
+    ms = _events_ms(lambda i: cuda.memcpy_dtod(dst, src, nbytes), repeats, 2)
+    src.free()
+    dst.free()
+    return 2 * nbytes / ms / 1e6
+
+
+def cublas_ms(dtype, n: int, repeats: int = 10) -> float | None:
+    """cuBLAS GEMM through CuPy (same events, same median), or None without CuPy."""
+    try:
+        import cupy as cp
+    except ImportError:
+        return None
+    a = cp.random.random((n, n)).astype(dtype)
+    b = cp.random.random((n, n)).astype(dtype)
+    c = cp.empty((n, n), dtype)
+    for _ in range(3):
+        cp.matmul(a, b, out=c)
+    times = []
+    for _ in range(repeats):
+        s, e = cp.cuda.Event(), cp.cuda.Event()
+        s.record()
+        cp.matmul(a, b, out=c)
+        e.record()
+        e.synchronize()
+        times.append(cp.cuda.get_elapsed_time(s, e))
+    return float(np.median(times))

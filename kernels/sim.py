@@ -1,0 +1,31 @@
+"""The CPU backend: run a catalog kernel in cudasim through the same entry the GPU runner uses."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import catalog
+
+SIM_SMS = 132  # launch configurations that depend on the SM count are sized for an H100
+
+
+def module(k: catalog.Kernel):
+    from cudasim import SourceModule
+
+    return SourceModule(catalog.source(k), options=catalog.options(k), no_extern_c=True, filename=str(k.path))
+
+
+def run(name: str, size: int | None = None, run_blocks=None, trace_blocks=None, seed: int = 0, **launch_kw):
+    """Simulate `name` at `size` (default: its sim size). Returns (launch, outputs, inputs).
+
+    `run_blocks` (linear block ids) restricts the simulation; outputs are then only partly
+    written. Extra keywords (check=, trace=) go to the launch.
+    """
+    k = catalog.get(name)
+    size = size or k.sim_size
+    inputs = k.make_inputs(size, seed)
+    arrays = {key: (v.copy() if isinstance(v, np.ndarray) else v) for key, v in inputs.items()}
+    grid, block, shared = k.launch(size, SIM_SMS)
+    f = module(k).get_function(k.entry)
+    launch = f(*k.args(arrays, size), block=block, grid=grid, shared=shared, run_blocks=run_blocks,
+               trace_blocks=trace_blocks, **launch_kw)
+    return launch, {k.output: arrays[k.output]}, inputs
