@@ -39,7 +39,7 @@ def compare_outputs(gpu: np.ndarray, sim: np.ndarray) -> dict:
 
 def run_generated(count: int, seed: int = 0) -> list[dict]:
     """Draw `count` random kernels, run each on the GPU and in cudasim, compare."""
-    import pycuda.autoinit  # noqa: F401
+    import pycuda.autoprimaryctx  # noqa: F401
     import pycuda.driver as cuda
     from hypothesis import HealthCheck, given, settings
 
@@ -75,7 +75,7 @@ def run_generated(count: int, seed: int = 0) -> list[dict]:
 
 def run_catalog(seed: int = 0) -> list[dict]:
     """Every catalog kernel at its simulator size: the same NVRTC PTX on the GPU and in cudasim."""
-    import pycuda.autoinit  # noqa: F401
+    import pycuda.autoprimaryctx  # noqa: F401
     import pycuda.driver as cuda
 
     from cudasim import compile_cuda
@@ -98,6 +98,13 @@ def run_catalog(seed: int = 0) -> list[dict]:
         SimModule.from_ptx(res.ptx, res).get_function(entry)(*k.args(sim_in, size), block=block, grid=grid,
                                                              shared=shared)
         row = {"kernel": k.name, "size": size, **compare_outputs(gpu_in[k.output], sim_in[k.output])}
+        # tensor-core MMAs accumulate in an order the ISA leaves open: those are held to the
+        # catalog's tolerance against the GPU instead of to 1 ulp
+        row["tensor_core"] = "wmma" in k.name
+        g, c = gpu_in[k.output].astype(np.float64), sim_in[k.output].astype(np.float64)
+        err = float(np.abs(g - c).max() / max(np.abs(g).max(), 1e-30))
+        row["ok"] = err <= k.rtol if row["tensor_core"] else row["max_ulp"] <= 1
+        row["rel_err_vs_gpu"] = err
         rows.append(row)
         print(f"{k.name:28s} {row['elements']:8d} elements  max {row['max_ulp']} ulp  {row['mismatched']} differ",
               flush=True)
@@ -127,7 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         "float_kernels": len(floats), "float_elements": sum(r["elements"] for r in floats),
         "float_max_ulp": max((r["max_ulp"] for r in floats), default=0),
         "catalog_kernels": len(cat), "catalog_elements": sum(r["elements"] for r in cat),
-        "catalog_max_ulp": max((r["max_ulp"] for r in cat), default=0),
+        "catalog_max_ulp_ffma": max((r["max_ulp"] for r in cat if not r["tensor_core"]), default=0),
+        "catalog_tensor_core_max_rel_err_vs_gpu": max((r["rel_err_vs_gpu"] for r in cat if r["tensor_core"]),
+                                                      default=0),
         "catalog_differing_elements": sum(r["mismatched"] for r in cat),
         "seconds": round(time.perf_counter() - t0, 1),
     }
@@ -135,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         with open(args.out, "w") as f:
             json.dump({"summary": summary, "rows": rows, "catalog": cat}, f, indent=1)
-    ok = summary["integer_mismatches"] == 0 and summary["float_max_ulp"] <= 1
+    ok = summary["integer_mismatches"] == 0 and summary["float_max_ulp"] <= 1 and all(r["ok"] for r in cat)
     print("differential: " + ("PASS" if ok else "FAIL") + " (measured on the GPU vs simulated)")
     return 0 if ok else 1
 

@@ -23,13 +23,13 @@ def init():
     if "cuda" in _ctx:
         return _ctx["cuda"], _ctx["dev"]
     try:
-        import pycuda.autoinit  # noqa: F401
+        import pycuda.autoprimaryctx  # noqa: F401  (the primary context: the one CuPy's cuBLAS uses too)
         import pycuda.driver as cuda
     except ImportError:
         raise GpuUnavailable("PyCUDA is not installed: pip install -e '.[gpu]' on a machine with a CUDA GPU") from None
     except Exception as e:  # noqa: BLE001 - the driver's own error, in one line
         raise GpuUnavailable(f"no usable CUDA GPU: {str(e).splitlines()[0]}") from None
-    dev = pycuda.autoinit.device
+    dev = pycuda.autoprimaryctx.device
     a = cuda.device_attribute
     info = {"name": dev.name(), "cc": dev.compute_capability(), "sms": dev.get_attribute(a.MULTIPROCESSOR_COUNT),
             "l2_bytes": dev.get_attribute(a.L2_CACHE_SIZE)}
