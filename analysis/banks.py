@@ -330,3 +330,11 @@ def draw_svg(ex: Example) -> str:
             y += cell
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from .cli import main
+
+    sys.exit(main("banks"))

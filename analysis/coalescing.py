@@ -314,3 +314,11 @@ def draw_svg(ex: Example) -> str:
     parts.append(f'<text x="20" y="{y_sec + 45}">top: lanes 0-31; bottom: sectors (offset from the first, in 32 B units)</text>')
     parts.append("</svg>")
     return "\n".join(parts)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from .cli import main
+
+    sys.exit(main("coalescing"))
