@@ -18,17 +18,29 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.check:
         return check()
-    rows = [{"name": k.name, "family": k.family, "kind": k.kind, "source": k.source, "entry": k.entry,
-             "size_multiple": k.multiple, "bench_size": k.default_size, "sim_size": k.sim_size, "teaches": k.teaches}
-            for k in catalog.KERNELS]
+    rows = []
+    for k in catalog.KERNELS:
+        grid, block, shared = k.launch(k.default_size, 132)
+        rows.append({"name": k.name, "family": k.family, "kind": k.kind, "source": k.source, "entry": k.entry,
+                     "defines": dict(k.defines), "params": k.params, "constraint": k.constraint,
+                     "size_multiple": k.multiple, "bench_size": k.default_size, "sim_size": k.sim_size,
+                     "rtol": k.rtol, "launch_at_bench_size_h100": {"grid": grid, "block": block, "shared": shared},
+                     "teaches": k.teaches})
     if a.json:
         print(json.dumps(rows, indent=1))
         return 0
-    for fam in catalog.FAMILIES:
+    seen = []
+    for r in rows:
+        if r["family"] not in seen:
+            seen.append(r["family"])
+    for fam in seen:
         print(f"{fam}:")
         for r in rows:
             if r["family"] == fam:
-                print(f"  {r['name']:28s} {r['teaches']}")
+                tag = " (host pipeline)" if r["kind"] == "pipeline" else ""
+                print(f"  {r['name']:28s} {r['teaches']}{tag}")
+                print(f"  {'':28s}   {r['params']}; sizes: {r['constraint']}; bench {r['bench_size']}, "
+                      f"simulator {r['sim_size']}")
     return 0
 
 

@@ -88,47 +88,114 @@ extern "C" __global__ void dgemm_smem_conflict_free(int M, int N, int K, double 
     }
 }
 
-// FP64 tensor cores (DMMA, 8x8x4): 4 warps (2 x 2) each own 32x32 of a 64x64 block tile as
-// 4x4 fragments of 8x8; shared tiles padded by 4 doubles against bank conflicts.
-extern "C" __global__ void __launch_bounds__(128) dgemm_wmma(int M, int N, int K, double alpha, const double* A,
-                                                             const double* B, double beta, double* C)
+// FP64 tensor cores (DMMA, 8x8x4) through wmma: 2 warps per 64x64 block tile, each 32 x 64 as
+// 4 x 8 fragments of 8x8 (measured on the H100 against 64x64/4 warps and 128x128/8 warps: best),
+// k advancing 4 at a time, FP64 all the way (results as exact as FFMA's). Pipelined like the
+// SGEMM ladder's last rungs: the next panel goes global -> registers while this one feeds
+// the tensor cores, then into the second shared buffer; one barrier per panel. Shared
+// pitches of BK + 4 and BN + 4 doubles keep each half-warp's 8-byte fragment reads on
+// distinct banks. Needs M % BM == N % BN == K % BK == 0.
+#ifndef DC_BM
+#define DC_BM 64
+#endif
+#ifndef DC_BN
+#define DC_BN 64
+#endif
+#ifndef DC_BK
+#define DC_BK 16
+#endif
+#ifndef DC_WM
+#define DC_WM 32
+#endif
+#ifndef DC_WN
+#define DC_WN 64
+#endif
+#ifndef DC_THREADS
+#define DC_THREADS 64
+#endif
+#ifndef DC_MINBLOCKS
+#define DC_MINBLOCKS 4
+#endif
+extern "C" __global__ void __launch_bounds__(DC_THREADS, DC_MINBLOCKS)
+dgemm_wmma(int M, int N, int K, double alpha, const double* A, const double* B, double beta, double* C)
 {
     using namespace nvcuda;
-    constexpr int BM = 64, BN = 64, BK = 16, PAD = 4;
-    __shared__ double As[BM][BK + PAD];
-    __shared__ double Bs[BK][BN + PAD];
+    constexpr int AP = DC_BK + 4, BP = DC_BN + 4;
+    constexpr int A_SMEM = DC_BM * AP, B_SMEM = DC_BK * BP;
+    constexpr int FM = DC_WM / 8, FN = DC_WN / 8;
+    constexpr int A_LOADS = DC_BM * DC_BK / 2 / DC_THREADS, B_LOADS = DC_BK * DC_BN / 2 / DC_THREADS;
+    static_assert((DC_BM / DC_WM) * (DC_BN / DC_WN) * 32 == DC_THREADS, "one warp per warp tile");
+    static_assert(A_LOADS >= 1 && B_LOADS >= 1, "panels must split evenly into double2s over the threads");
+    __shared__ __align__(32) double As[2 * A_SMEM];
+    __shared__ __align__(32) double Bs[2 * B_SMEM];
     const int warp = threadIdx.x / 32;
-    const int wm = warp / 2, wn = warp % 2;
-    wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc[4][4];
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) wmma::fill_fragment(acc[i][j], 0.0);
-    for (int k0 = 0; k0 < K; k0 += BK) {
-        for (int e = threadIdx.x; e < BM * BK / 2; e += 128) {
-            const int r = e / (BK / 2), c = e % (BK / 2);
-            *reinterpret_cast<double2*>(&As[r][c * 2]) =
-                *reinterpret_cast<const double2*>(&A[(blockIdx.y * BM + r) * K + k0 + c * 2]);
+    const int wr = warp / (DC_BN / DC_WN), wc = warp % (DC_BN / DC_WN);
+    A += blockIdx.y * DC_BM * K;
+    B += blockIdx.x * DC_BN;
+    wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc[FM][FN];
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0);
+    double2 ra[A_LOADS], rb[B_LOADS];
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int i = 0; i < A_LOADS; ++i) {
+            const int e = threadIdx.x + i * DC_THREADS, r = e / (DC_BK / 2), c = e % (DC_BK / 2);
+            ra[i] = *reinterpret_cast<const double2*>(&A[r * K + k0 + c * 2]);
         }
-        for (int e = threadIdx.x; e < BK * BN / 2; e += 128) {
-            const int r = e / (BN / 2), c = e % (BN / 2);
-            *reinterpret_cast<double2*>(&Bs[r][c * 2]) =
-                *reinterpret_cast<const double2*>(&B[(k0 + r) * N + blockIdx.x * BN + c * 2]);
+#pragma unroll
+        for (int i = 0; i < B_LOADS; ++i) {
+            const int e = threadIdx.x + i * DC_THREADS, r = e / (DC_BN / 2), c = e % (DC_BN / 2);
+            rb[i] = *reinterpret_cast<const double2*>(&B[(k0 + r) * N + c * 2]);
         }
+    };
+    auto store = [&](double* as, double* bs) {
+#pragma unroll
+        for (int i = 0; i < A_LOADS; ++i) {
+            const int e = threadIdx.x + i * DC_THREADS, r = e / (DC_BK / 2), c = e % (DC_BK / 2);
+            *reinterpret_cast<double2*>(&as[r * AP + c * 2]) = ra[i];
+        }
+#pragma unroll
+        for (int i = 0; i < B_LOADS; ++i) {
+            const int e = threadIdx.x + i * DC_THREADS, r = e / (DC_BN / 2), c = e % (DC_BN / 2);
+            *reinterpret_cast<double2*>(&bs[r * BP + c * 2]) = rb[i];
+        }
+    };
+    load(0);
+    store(As, Bs);
+    __syncthreads();
+    int cur = 0;
+    for (int k0 = 0; k0 < K; k0 += DC_BK) {
+        const bool more = k0 + DC_BK < K;
+        if (more) load(k0 + DC_BK);
+        const double* as = As + cur * A_SMEM + wr * DC_WM * AP;
+        const double* bs = Bs + cur * B_SMEM + wc * DC_WN;
+#pragma unroll
+        for (int kk = 0; kk < DC_BK; kk += 4) {
+            wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> a[FM];
+            wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> b[FN];
+#pragma unroll
+            for (int i = 0; i < FM; ++i) wmma::load_matrix_sync(a[i], as + i * 8 * AP + kk, AP);
+#pragma unroll
+            for (int j = 0; j < FN; ++j) wmma::load_matrix_sync(b[j], bs + kk * BP + j * 8, BP);
+#pragma unroll
+            for (int i = 0; i < FM; ++i)
+#pragma unroll
+                for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        }
+        if (more) store(As + (cur ^ 1) * A_SMEM, Bs + (cur ^ 1) * B_SMEM);
         __syncthreads();
-        for (int kk = 0; kk < BK; kk += 4) {
-            wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> a[4];
-            wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::row_major> b[4];
-            for (int i = 0; i < 4; ++i) wmma::load_matrix_sync(a[i], &As[wm * 32 + i * 8][kk], BK + PAD);
-            for (int j = 0; j < 4; ++j) wmma::load_matrix_sync(b[j], &Bs[kk][wn * 32 + j * 8], BN + PAD);
-            for (int i = 0; i < 4; ++i)
-                for (int j = 0; j < 4; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-        }
-        __syncthreads();
+        cur ^= 1;
     }
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j) {
-            double* c = &C[(blockIdx.y * BM + wm * 32 + i * 8) * N + blockIdx.x * BN + wn * 32 + j * 8];
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) {
+            double* c = &C[(blockIdx.y * DC_BM + wr * DC_WM + i * 8) * N + blockIdx.x * DC_BN + wc * DC_WN + j * 8];
             wmma::fragment<wmma::accumulator, 8, 8, 4, double> old;
             wmma::load_matrix_sync(old, c, N, wmma::mem_row_major);
+#pragma unroll
             for (int t = 0; t < old.num_elements; ++t) old.x[t] = alpha * acc[i][j].x[t] + beta * old.x[t];
             wmma::store_matrix_sync(c, old, N, wmma::mem_row_major);
         }

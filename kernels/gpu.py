@@ -44,22 +44,27 @@ def function(k: catalog.Kernel):
     cuda, dev = init()
     from pycuda.compiler import SourceModule
 
-    if k.source not in _modules:
+    key = (k.source, tuple(catalog.options(k)))
+    if key not in _modules:
         arch = "sm_%d%d" % dev["cc"]
-        _modules[k.source] = SourceModule(catalog.source(k), options=catalog.options(k) + ["-lineinfo"],
-                                          no_extern_c=True, arch=arch)
-    return _modules[k.source].get_function(k.entry)
+        _modules[key] = SourceModule(catalog.source(k), options=catalog.options(k) + ["-lineinfo"],
+                                     no_extern_c=True, arch=arch)
+    return _modules[key].get_function(k.entry)
 
 
-def _events_ms(launch, repeats: int, warmup: int) -> float:
+def _events_ms(launch, repeats: int, warmup: int, min_seconds: float = 0.25, max_repeats: int = 500) -> float:
+    """Median of CUDA-event timings: `warmup` untimed launches, then at least `repeats` timed
+    ones, more for short kernels (until about `min_seconds` of GPU time, at most `max_repeats`)."""
     cuda, _ = init()
     for i in range(warmup):
         launch(i)
     times = []
-    for i in range(repeats):
+    i = 0
+    while i < repeats or (sum(times) < 1e3 * min_seconds and i < max_repeats):
+        i += 1
         s, e = cuda.Event(), cuda.Event()
         s.record()
-        launch(warmup + i)
+        launch(warmup + i - 1)
         e.record()
         e.synchronize()
         times.append(e.time_since(s))
@@ -103,8 +108,11 @@ def run_kernel(k: catalog.Kernel, size: int, repeats: int = 20, warmup: int = 3,
             "grid": list(grid), "block": list(block), "copies": copies, "device": dev["name"]}
 
 
-def run_pipeline(k: catalog.Kernel, size: int, chunks: int = 4, repeats: int = 5) -> dict:
-    """Host -> device -> kernel -> host, timed per stage; streams report the overlap achieved."""
+def run_pipeline(k: catalog.Kernel, size: int, chunks: int = 8, repeats: int = 5) -> dict:
+    """Host -> device -> kernel -> host. Pageable and pinned: each stage timed with events.
+    Streams: the same stages one after the other (pinned), then `chunks` chunks on as many
+    streams; the overlap achieved is how much of the serial time the streams saved, as a
+    share of what perfect overlap (the longest stage alone) would save."""
     cuda, dev = init()
     f = function(k)
     inputs = k.make_inputs(size)
@@ -112,52 +120,67 @@ def run_pipeline(k: catalog.Kernel, size: int, chunks: int = 4, repeats: int = 5
     nb = size * 4
     if k.pipeline == "pageable":
         host = {n: inputs[n] for n in ("a", "b")}
-        out = np.empty(size, np.float32)
+        out = np.full(size, np.nan, np.float32)
     else:
         host = {n: cuda.pagelocked_empty(size, np.float32) for n in ("a", "b")}
         for n in host:
             host[n][:] = inputs[n]
         out = cuda.pagelocked_empty(size, np.float32)
+        out[:] = np.nan
     dev_buf = {n: cuda.mem_alloc(nb) for n in ("a", "b", "c")}
     ev = [cuda.Event() for _ in range(4)]
     stage = {"h2d": [], "kernel": [], "d2h": [], "total": []}
     for _ in range(repeats):
-        if k.pipeline != "streams":
-            ev[0].record()
-            cuda.memcpy_htod(dev_buf["a"], host["a"])
-            cuda.memcpy_htod(dev_buf["b"], host["b"])
-            ev[1].record()
-            f(dev_buf["a"], dev_buf["b"], dev_buf["c"], np.int32(size), block=block, grid=grid)
-            ev[2].record()
-            cuda.memcpy_dtoh(out, dev_buf["c"])
-            ev[3].record()
-            ev[3].synchronize()
-            stage["h2d"].append(ev[1].time_since(ev[0]))
-            stage["kernel"].append(ev[2].time_since(ev[1]))
-            stage["d2h"].append(ev[3].time_since(ev[2]))
-            stage["total"].append(ev[3].time_since(ev[0]))
-            continue
-        streams = [cuda.Stream() for _ in range(chunks)]
-        per = size // chunks
         ev[0].record()
-        for i, s in enumerate(streams):
-            lo = i * per
-            n = per if i < chunks - 1 else size - lo
-            off = lo * 4
-            cuda.memcpy_htod_async(int(dev_buf["a"]) + off, host["a"][lo:lo + n], s)
-            cuda.memcpy_htod_async(int(dev_buf["b"]) + off, host["b"][lo:lo + n], s)
-            g = (max(1, min(grid[0], -(-n // 1024))), 1, 1)
-            f(np.intp(int(dev_buf["a"]) + off), np.intp(int(dev_buf["b"]) + off), np.intp(int(dev_buf["c"]) + off),
-              np.int32(n), block=block, grid=g, stream=s)
-            cuda.memcpy_dtoh_async(out[lo:lo + n], int(dev_buf["c"]) + off, s)
+        cuda.memcpy_htod(dev_buf["a"], host["a"])
+        cuda.memcpy_htod(dev_buf["b"], host["b"])
+        ev[1].record()
+        f(dev_buf["a"], dev_buf["b"], dev_buf["c"], np.int32(size), block=block, grid=grid)
+        ev[2].record()
+        cuda.memcpy_dtoh(out, dev_buf["c"])
         ev[3].record()
         ev[3].synchronize()
+        stage["h2d"].append(ev[1].time_since(ev[0]))
+        stage["kernel"].append(ev[2].time_since(ev[1]))
+        stage["d2h"].append(ev[3].time_since(ev[2]))
         stage["total"].append(ev[3].time_since(ev[0]))
+    med = {key: float(np.median(v)) for key, v in stage.items()}
     ok, err = catalog.verify(k, out, inputs)
-    med = {key: float(np.median(v)) for key, v in stage.items() if v}
-    row = {"kernel": k.name, "family": k.family, "size": size, "ok": ok, "max_rel_err": err, "ms": med["total"],
-           "gflops": None, "gbs": k.min_bytes(size) / med["total"] / 1e6, "device": dev["name"],
-           "registers": f.num_regs, "shared_bytes": f.shared_size_bytes, "stages_ms": med}
+    total = med["total"]
+    extra = {}
+    if k.pipeline == "streams":
+        out[:] = np.nan
+        streams = [cuda.Stream() for _ in range(chunks)]
+        per = -(-size // chunks)
+        per += (-per) % 4  # keep every chunk 16-byte aligned for the float4 loads
+        times = []
+        for _ in range(repeats):
+            ev[0].record()
+            for i, s in enumerate(streams):
+                lo = i * per
+                n = max(0, min(per, size - lo))
+                if n == 0:
+                    continue
+                off = lo * 4
+                cuda.memcpy_htod_async(int(dev_buf["a"]) + off, host["a"][lo:lo + n], s)
+                cuda.memcpy_htod_async(int(dev_buf["b"]) + off, host["b"][lo:lo + n], s)
+                g = (max(1, min(grid[0], -(-n // 1024))), 1, 1)
+                f(np.intp(int(dev_buf["a"]) + off), np.intp(int(dev_buf["b"]) + off),
+                  np.intp(int(dev_buf["c"]) + off), np.int32(n), block=block, grid=g, stream=s)
+                cuda.memcpy_dtoh_async(out[lo:lo + n], int(dev_buf["c"]) + off, s)
+            ev[3].record()
+            ev[3].synchronize()
+            times.append(ev[3].time_since(ev[0]))
+        total = float(np.median(times))
+        ok2, err2 = catalog.verify(k, out, inputs)
+        ok, err = ok and ok2, max(err, err2)
+        serial, ideal = med["total"], max(med["h2d"], med["kernel"], med["d2h"])
+        extra = {"serial_ms": serial, "streams_ms": total, "chunks": chunks,
+                 "overlap_pct": 100 * (serial - total) / (serial - ideal) if serial > ideal else 0.0}
+        med = {**med, "total": total}
+    row = {"kernel": k.name, "family": k.family, "size": size, "ok": ok, "max_rel_err": err, "ms": total,
+           "gflops": None, "gbs": k.min_bytes(size) / total / 1e6, "device": dev["name"],
+           "registers": f.num_regs, "shared_bytes": f.shared_size_bytes, "stages_ms": med, **extra}
     for b in dev_buf.values():
         b.free()
     return row

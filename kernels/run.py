@@ -72,6 +72,9 @@ def describe(row: dict) -> str:
     extra = ""
     if "stages_ms" in row:
         extra = "  stages (ms): " + ", ".join(f"{k} {v:.2f}" for k, v in row["stages_ms"].items())
+        if "overlap_pct" in row:
+            extra += (f"\n  streams: {row['streams_ms']:.2f} ms over {row['chunks']} chunks vs {row['serial_ms']:.2f} ms "
+                      f"serial: {row['overlap_pct']:.0f}% of the possible overlap achieved")
     return (f"{head} [measured on {row['device']}]\n  {row['ms']:.3f} ms, {rate}, {row['registers']} registers/thread, "
             f"{row['shared_bytes']} B static shared/block{extra}")
 

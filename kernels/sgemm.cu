@@ -53,10 +53,18 @@ extern "C" __global__ void sgemm_smem(int M, int N, int K, float alpha, const fl
 
 // Rung 3: each thread computes a column of TM results, reusing one B value from a register
 // TM times. Block tile 64x64, BK = 8, 512 threads.
+#ifndef B1_BM
 #define B1_BM 64
+#endif
+#ifndef B1_BN
 #define B1_BN 64
+#endif
+#ifndef B1_BK
 #define B1_BK 8
+#endif
+#ifndef B1_TM
 #define B1_TM 8
+#endif
 extern "C" __global__ void sgemm_1d_blocktiling(int M, int N, int K, float alpha, const float* A, const float* B,
                                                 float beta, float* C)
 {
@@ -190,174 +198,332 @@ extern "C" __global__ void __launch_bounds__(256) sgemm_vectorized(int M, int N,
         }
 }
 
-// Rungs 7 and 8: warp tiling. A block tile (BM x BN) is split into warp tiles (WM x WN); each
-// warp computes its tile as WMITER x WNITER sub-tiles of (TM x TN) per thread, so a warp's
-// shared reads are contiguous float4s and registers are reused across sub-tiles.
-// 128 threads = 4 warps; BM = BN = 128, BK = 16, WM = WN = 64, TM = 8, TN = 4.
-namespace wt {
-constexpr int BM = 128, BN = 128, BK = 16, WM = 64, WN = 64, WNITER = 4, TM = 8, TN = 4, THREADS = 128;
-constexpr int WMITER = (WM * WN) / (32 * TM * TN * WNITER);  // 2
-constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;      // 32 x 16
+// Rungs 7 and 8: warp tiling. The block tile (BM x BN) is split into warp tiles (WM x WN);
+// a warp walks its tile as WMITER x WNITER sub-tiles, and in each sub-tile lane l owns a 4x4
+// piece (the lanes form a (WSUBM/4) x (WSUBN/4) grid). Per k step a thread reads WMITER
+// float4s of A and WNITER float4s of B from shared memory and does 16*WMITER*WNITER FMAs.
+// Lanes next to each other read neighbouring float4s of B (one wavefront per quarter warp)
+// and the same float4 of A (a broadcast). A is stored transposed (As[k][m]) with a pitch of
+// BM + 4 floats so the transposing stores of a warp land in distinct banks.
+// Needs M % BM == N % BN == K % BK == 0.
+template <int BM, int BN, int BK, int WM, int WN, int WMITER, int WNITER, int THREADS>
+struct WarpTiling {
+    static constexpr int WSUBM = WM / WMITER, WSUBN = WN / WNITER;
+    static constexpr int LCOLS = WSUBN / 4;                        // lanes across a sub-tile
+    static constexpr int APITCH = BM + 4;                          // As row pitch (floats)
+    static constexpr int A_LOADS = BM * BK / 4 / THREADS;          // float4 loads per thread per panel
+    static constexpr int B_LOADS = BK * BN / 4 / THREADS;
+    static constexpr int A_SMEM = BK * APITCH, B_SMEM = BK * BN;   // floats per panel
+    static_assert((WSUBM / 4) * (WSUBN / 4) == 32, "a sub-tile must be 32 lanes of 4x4");
+    static_assert((BM / WM) * (BN / WN) * 32 == THREADS, "one warp per warp tile");
+    static_assert(A_LOADS >= 1 && B_LOADS >= 1 && BM * BK % (4 * THREADS) == 0 && BK * BN % (4 * THREADS) == 0,
+                  "panels must split evenly into float4s over the threads");
 
-// Copy one BK-wide panel of A (transposed into As[k][m]) and of B into shared memory.
-__device__ __forceinline__ void load_tiles(int N, int K, const float* A, const float* B, float* As, float* Bs)
-{
-    const int ar = threadIdx.x / (BK / 4), ac = threadIdx.x % (BK / 4);
-    constexpr int strideA = (THREADS * 4) / BK;
-    for (int o = 0; o + strideA <= BM; o += strideA) {
-        const float4 t = reinterpret_cast<const float4*>(&A[(ar + o) * K + ac * 4])[0];
-        As[(ac * 4 + 0) * BM + ar + o] = t.x;
-        As[(ac * 4 + 1) * BM + ar + o] = t.y;
-        As[(ac * 4 + 2) * BM + ar + o] = t.z;
-        As[(ac * 4 + 3) * BM + ar + o] = t.w;
+    // Global -> registers: the next panel of A (BM x BK) and B (BK x BN), as float4s.
+    static __device__ __forceinline__ void load(int N, int K, const float* A, const float* B, float4* ra, float4* rb)
+    {
+#pragma unroll
+        for (int i = 0; i < A_LOADS; ++i) {
+            const int e = threadIdx.x + i * THREADS, r = e / (BK / 4), c = e % (BK / 4);
+            ra[i] = *reinterpret_cast<const float4*>(&A[r * K + c * 4]);
+        }
+#pragma unroll
+        for (int i = 0; i < B_LOADS; ++i) {
+            const int e = threadIdx.x + i * THREADS, r = e / (BN / 4), c = e % (BN / 4);
+            rb[i] = *reinterpret_cast<const float4*>(&B[r * N + c * 4]);
+        }
     }
-    const int br = threadIdx.x / (BN / 4), bc = threadIdx.x % (BN / 4);
-    constexpr int strideB = THREADS / (BN / 4);
-    for (int o = 0; o + strideB <= BK; o += strideB)
-        reinterpret_cast<float4*>(&Bs[(br + o) * BN + bc * 4])[0] =
-            reinterpret_cast<const float4*>(&B[(br + o) * N + bc * 4])[0];
-}
 
-// The warp's outer products over one shared panel.
-__device__ __forceinline__ void compute(const float* As, const float* Bs, float* acc, int wrow, int wcol, int trow,
-                                        int tcol)
-{
-    float rm[WMITER * TM], rn[WNITER * TN];
-    for (int k = 0; k < BK; ++k) {
-        for (int wm = 0; wm < WMITER; ++wm)
-            for (int i = 0; i < TM; ++i) rm[wm * TM + i] = As[k * BM + wrow * WM + wm * WSUBM + trow * TM + i];
-        for (int wn = 0; wn < WNITER; ++wn)
-            for (int j = 0; j < TN; ++j) rn[wn * TN + j] = Bs[k * BN + wcol * WN + wn * WSUBN + tcol * TN + j];
-        for (int wm = 0; wm < WMITER; ++wm)
-            for (int wn = 0; wn < WNITER; ++wn)
-                for (int i = 0; i < TM; ++i)
-                    for (int j = 0; j < TN; ++j)
-                        acc[(wm * TM + i) * (WNITER * TN) + wn * TN + j] += rm[wm * TM + i] * rn[wn * TN + j];
+    // Registers -> shared memory: A transposed into As[k][m], B as it is.
+    static __device__ __forceinline__ void store(const float4* ra, const float4* rb, float* As, float* Bs)
+    {
+#pragma unroll
+        for (int i = 0; i < A_LOADS; ++i) {
+            const int e = threadIdx.x + i * THREADS, r = e / (BK / 4), c = e % (BK / 4);
+            As[(c * 4 + 0) * APITCH + r] = ra[i].x;
+            As[(c * 4 + 1) * APITCH + r] = ra[i].y;
+            As[(c * 4 + 2) * APITCH + r] = ra[i].z;
+            As[(c * 4 + 3) * APITCH + r] = ra[i].w;
+        }
+#pragma unroll
+        for (int i = 0; i < B_LOADS; ++i) {
+            const int e = threadIdx.x + i * THREADS, r = e / (BN / 4), c = e % (BN / 4);
+            *reinterpret_cast<float4*>(&Bs[r * BN + c * 4]) = rb[i];
+        }
     }
-}
 
-__device__ __forceinline__ void store(int N, float alpha, float beta, float* C, const float* acc, int wrow, int wcol,
-                                      int trow, int tcol)
-{
-    for (int wm = 0; wm < WMITER; ++wm)
-        for (int wn = 0; wn < WNITER; ++wn) {
-            float* c = C + (wrow * WM + wm * WSUBM) * N + wcol * WN + wn * WSUBN;
-            for (int i = 0; i < TM; ++i) {
-                float4* p = reinterpret_cast<float4*>(&c[(trow * TM + i) * N + tcol * TN]);
-                float4 v = *p;
-                const float* a = &acc[(wm * TM + i) * (WNITER * TN) + wn * TN];
-                v.x = alpha * a[0] + beta * v.x;
-                v.y = alpha * a[1] + beta * v.y;
-                v.z = alpha * a[2] + beta * v.z;
-                v.w = alpha * a[3] + beta * v.w;
-                *p = v;
+    // One panel's outer products. `a0` and `b0` point at this thread's first float4 in
+    // row k = 0 of As and Bs.
+    static __device__ __forceinline__ void compute(const float* As, const float* Bs, float (*acc)[WNITER * 4])
+    {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const int wr = warp / (BN / WN), wc = warp % (BN / WN);
+        const float* a0 = As + wr * WM + (lane / LCOLS) * 4;
+        const float* b0 = Bs + wc * WN + (lane % LCOLS) * 4;
+#pragma unroll
+        for (int k = 0; k < BK; ++k) {
+            float4 ra[WMITER], rb[WNITER];
+#pragma unroll
+            for (int m = 0; m < WMITER; ++m) ra[m] = *reinterpret_cast<const float4*>(&a0[k * APITCH + m * WSUBM]);
+#pragma unroll
+            for (int n = 0; n < WNITER; ++n) rb[n] = *reinterpret_cast<const float4*>(&b0[k * BN + n * WSUBN]);
+#pragma unroll
+            for (int m = 0; m < WMITER; ++m) {
+                const float a[4] = {ra[m].x, ra[m].y, ra[m].z, ra[m].w};
+#pragma unroll
+                for (int n = 0; n < WNITER; ++n) {
+                    const float b[4] = {rb[n].x, rb[n].y, rb[n].z, rb[n].w};
+#pragma unroll
+                    for (int i = 0; i < 4; ++i)
+#pragma unroll
+                        for (int j = 0; j < 4; ++j) acc[m * 4 + i][n * 4 + j] += a[i] * b[j];
+                }
             }
         }
-}
-}  // namespace wt
+    }
 
-extern "C" __global__ void __launch_bounds__(128) sgemm_warptiling(int M, int N, int K, float alpha, const float* A,
-                                                                    const float* B, float beta, float* C)
+    // C = alpha * acc + beta * C, a float4 of C per (sub-tile, row).
+    static __device__ __forceinline__ void epilogue(int N, float alpha, float beta, float* C,
+                                                    const float (*acc)[WNITER * 4])
+    {
+        const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+        const int wr = warp / (BN / WN), wc = warp % (BN / WN);
+        float* c0 = C + (wr * WM + (lane / LCOLS) * 4) * N + wc * WN + (lane % LCOLS) * 4;
+#pragma unroll
+        for (int m = 0; m < WMITER; ++m)
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+#pragma unroll
+                for (int n = 0; n < WNITER; ++n) {
+                    float4* p = reinterpret_cast<float4*>(&c0[(m * WSUBM + i) * N + n * WSUBN]);
+                    float4 v = *p;
+                    v.x = alpha * acc[m * 4 + i][n * 4 + 0] + beta * v.x;
+                    v.y = alpha * acc[m * 4 + i][n * 4 + 1] + beta * v.y;
+                    v.z = alpha * acc[m * 4 + i][n * 4 + 2] + beta * v.z;
+                    v.w = alpha * acc[m * 4 + i][n * 4 + 3] + beta * v.w;
+                    *p = v;
+                }
+    }
+};
+
+// Rung 7: warp tiling with one shared buffer: load a panel, barrier, compute, barrier.
+// Defaults: 128 x 128 block tile, BK = 8, 8 warps of 32 x 64 (2 x 2 sub-tiles of 16 x 32),
+// 8 x 8 results per thread.
+#ifndef WT_BM
+#define WT_BM 128
+#endif
+#ifndef WT_BN
+#define WT_BN 128
+#endif
+#ifndef WT_BK
+#define WT_BK 8
+#endif
+#ifndef WT_WM
+#define WT_WM 32
+#endif
+#ifndef WT_WN
+#define WT_WN 64
+#endif
+#ifndef WT_WMITER
+#define WT_WMITER 2
+#endif
+#ifndef WT_WNITER
+#define WT_WNITER 2
+#endif
+#ifndef WT_THREADS
+#define WT_THREADS 256
+#endif
+#ifndef WT_MINBLOCKS
+#define WT_MINBLOCKS 2
+#endif
+extern "C" __global__ void __launch_bounds__(WT_THREADS, WT_MINBLOCKS)
+sgemm_warptiling(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C)
 {
-    using namespace wt;
-    __shared__ float As[BM * BK];
-    __shared__ float Bs[BK * BN];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wrow = warp / (BN / WN), wcol = warp % (BN / WN);
-    const int trow = lane / (WSUBN / TN), tcol = lane % (WSUBN / TN);
-    A += blockIdx.y * BM * K;
-    B += blockIdx.x * BN;
-    C += blockIdx.y * BM * N + blockIdx.x * BN;
-    float acc[WMITER * TM * WNITER * TN] = {0.0f};
-    for (int k0 = 0; k0 < K; k0 += BK) {
-        load_tiles(N, K, A, B, As, Bs);
+    using T = WarpTiling<WT_BM, WT_BN, WT_BK, WT_WM, WT_WN, WT_WMITER, WT_WNITER, WT_THREADS>;
+    __shared__ __align__(16) float As[T::A_SMEM];
+    __shared__ __align__(16) float Bs[T::B_SMEM];
+    A += blockIdx.y * WT_BM * K;
+    B += blockIdx.x * WT_BN;
+    C += blockIdx.y * WT_BM * N + blockIdx.x * WT_BN;
+    float acc[WT_WMITER * 4][WT_WNITER * 4] = {};
+    float4 ra[T::A_LOADS], rb[T::B_LOADS];
+    for (int k0 = 0; k0 < K; k0 += WT_BK) {
+        T::load(N, K, A + k0, B + k0 * N, ra, rb);
+        T::store(ra, rb, As, Bs);
         __syncthreads();
-        compute(As, Bs, acc, wrow, wcol, trow, tcol);
-        A += BK;
-        B += BK * N;
+        T::compute(As, Bs, acc);
         __syncthreads();
     }
-    store(N, alpha, beta, C, acc, wrow, wcol, trow, tcol);
+    T::epilogue(N, alpha, beta, C, acc);
 }
 
-// Rung 8: two shared buffers. While the warps compute on one panel, the next panel is already
-// being written into the other, so one barrier per k step suffices and loads overlap math.
-extern "C" __global__ void __launch_bounds__(128) sgemm_double_buffered(int M, int N, int K, float alpha,
-                                                                         const float* A, const float* B, float beta,
-                                                                         float* C)
+// Rung 8: the same warp tiles, software-pipelined. The next panel is fetched from global
+// memory into registers before this panel's math starts, and written to the second shared
+// buffer after it: global latency hides behind the FMAs, and one barrier per panel suffices
+// (a buffer is only rewritten after the barrier that ends the last reads of it).
+#ifndef DB_BM
+#define DB_BM 128
+#endif
+#ifndef DB_BN
+#define DB_BN 128
+#endif
+#ifndef DB_BK
+#define DB_BK 8
+#endif
+#ifndef DB_WM
+#define DB_WM 32
+#endif
+#ifndef DB_WN
+#define DB_WN 64
+#endif
+#ifndef DB_WMITER
+#define DB_WMITER 2
+#endif
+#ifndef DB_WNITER
+#define DB_WNITER 2
+#endif
+#ifndef DB_THREADS
+#define DB_THREADS 256
+#endif
+#ifndef DB_MINBLOCKS
+#define DB_MINBLOCKS 2
+#endif
+extern "C" __global__ void __launch_bounds__(DB_THREADS, DB_MINBLOCKS)
+sgemm_double_buffered(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C)
 {
-    using namespace wt;
-    __shared__ float As[2][BM * BK];
-    __shared__ float Bs[2][BK * BN];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wrow = warp / (BN / WN), wcol = warp % (BN / WN);
-    const int trow = lane / (WSUBN / TN), tcol = lane % (WSUBN / TN);
-    A += blockIdx.y * BM * K;
-    B += blockIdx.x * BN;
-    C += blockIdx.y * BM * N + blockIdx.x * BN;
-    float acc[WMITER * TM * WNITER * TN] = {0.0f};
-    load_tiles(N, K, A, B, As[0], Bs[0]);
+    using T = WarpTiling<DB_BM, DB_BN, DB_BK, DB_WM, DB_WN, DB_WMITER, DB_WNITER, DB_THREADS>;
+    __shared__ __align__(16) float As[2 * T::A_SMEM];
+    __shared__ __align__(16) float Bs[2 * T::B_SMEM];
+    A += blockIdx.y * DB_BM * K;
+    B += blockIdx.x * DB_BN;
+    C += blockIdx.y * DB_BM * N + blockIdx.x * DB_BN;
+    float acc[DB_WMITER * 4][DB_WNITER * 4] = {};
+    float4 ra[T::A_LOADS], rb[T::B_LOADS];
+    T::load(N, K, A, B, ra, rb);
+    T::store(ra, rb, As, Bs);
     __syncthreads();
     int cur = 0;
-    for (int k0 = 0; k0 < K; k0 += BK) {
-        if (k0 + BK < K) load_tiles(N, K, A + BK, B + BK * N, As[cur ^ 1], Bs[cur ^ 1]);
-        compute(As[cur], Bs[cur], acc, wrow, wcol, trow, tcol);
-        A += BK;
-        B += BK * N;
-        cur ^= 1;
+    for (int k0 = 0; k0 < K; k0 += DB_BK) {
+        const bool more = k0 + DB_BK < K;
+        if (more) T::load(N, K, A + k0 + DB_BK, B + (k0 + DB_BK) * N, ra, rb);
+        T::compute(As + cur * T::A_SMEM, Bs + cur * T::B_SMEM, acc);
+        if (more) T::store(ra, rb, As + (cur ^ 1) * T::A_SMEM, Bs + (cur ^ 1) * T::B_SMEM);
         __syncthreads();
+        cur ^= 1;
     }
-    store(N, alpha, beta, C, acc, wrow, wcol, trow, tcol);
+    T::epilogue(N, alpha, beta, C, acc);
 }
 
-// Tensor cores: 8 warps (2 x 4), each owning a 64x32 piece of a 128x128 block tile as 4x2
-// fragments of 16x16; k advances 8 at a time (TF32 m16n16k8), FP32 accumulate. Inputs are
-// rounded to TF32 (10-bit mantissa), so expect ~1e-3 relative error against FP64.
-extern "C" __global__ void __launch_bounds__(256) sgemm_tf32_wmma(int M, int N, int K, float alpha, const float* A,
-                                                                   const float* B, float beta, float* C)
+// Rung 9, tensor cores: 4 warps, each TC_WM x TC_WN = 64 x 64 as 4 x 4 fragments of 16x16, k advancing 8 at a
+// time (TF32 m16n16k8), FP32 accumulate. Operands are rounded to TF32 (10-bit mantissa) once,
+// when they are written to shared memory, so expect ~1e-3 relative error against FP64.
+// Pipelined like rung 8 (registers, then the other of two shared buffers). Shared pitches:
+// BK + 4 for A and BN + 8 for B put the rows of each 8-row fragment piece on distinct banks.
+#ifndef TC_BM
+#define TC_BM 128
+#endif
+#ifndef TC_BN
+#define TC_BN 128
+#endif
+#ifndef TC_BK
+#define TC_BK 16
+#endif
+#ifndef TC_WM
+#define TC_WM 64
+#endif
+#ifndef TC_WN
+#define TC_WN 64
+#endif
+#ifndef TC_THREADS
+#define TC_THREADS 128
+#endif
+#ifndef TC_MINBLOCKS
+#define TC_MINBLOCKS 2
+#endif
+extern "C" __global__ void __launch_bounds__(TC_THREADS, TC_MINBLOCKS)
+sgemm_tf32_wmma(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C)
 {
     using namespace nvcuda;
-    constexpr int BM = 128, BN = 128, BK = 16, PAD = 8;
-    __shared__ float As[BM][BK + PAD];
-    __shared__ float Bs[BK][BN + PAD];
+    constexpr int AP = TC_BK + 4, BP = TC_BN + 8;
+    constexpr int A_SMEM = TC_BM * AP, B_SMEM = TC_BK * BP;
+    constexpr int FM = TC_WM / 16, FN = TC_WN / 16;
+    constexpr int A_LOADS = TC_BM * TC_BK / 4 / TC_THREADS, B_LOADS = TC_BK * TC_BN / 4 / TC_THREADS;
+    static_assert((TC_BM / TC_WM) * (TC_BN / TC_WN) * 32 == TC_THREADS, "one warp per warp tile");
+    static_assert(A_LOADS >= 1 && B_LOADS >= 1, "panels must split evenly into float4s over the threads");
+    __shared__ __align__(32) float As[2 * A_SMEM];
+    __shared__ __align__(32) float Bs[2 * B_SMEM];
     const int warp = threadIdx.x / 32;
-    const int wm = warp / 4, wn = warp % 4;  // warp tile: rows wm*64.., cols wn*32..
-    A += blockIdx.y * BM * K;
-    B += blockIdx.x * BN;
-    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[4][2];
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 2; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
-    for (int k0 = 0; k0 < K; k0 += BK) {
-        for (int e = threadIdx.x; e < BM * BK / 4; e += 256) {  // 128 x 16 floats of A as float4
-            const int r = e / (BK / 4), c = e % (BK / 4);
-            *reinterpret_cast<float4*>(&As[r][c * 4]) = *reinterpret_cast<const float4*>(&A[r * K + k0 + c * 4]);
+    const int wr = warp / (TC_BN / TC_WN), wc = warp % (TC_BN / TC_WN);
+    A += blockIdx.y * TC_BM * K;
+    B += blockIdx.x * TC_BN;
+    wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[FM][FN];
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
+    float4 ra[A_LOADS], rb[B_LOADS];
+    auto load = [&](int k0) {
+#pragma unroll
+        for (int i = 0; i < A_LOADS; ++i) {
+            const int e = threadIdx.x + i * TC_THREADS, r = e / (TC_BK / 4), c = e % (TC_BK / 4);
+            ra[i] = *reinterpret_cast<const float4*>(&A[r * K + k0 + c * 4]);
         }
-        for (int e = threadIdx.x; e < BK * BN / 4; e += 256) {
-            const int r = e / (BN / 4), c = e % (BN / 4);
-            *reinterpret_cast<float4*>(&Bs[r][c * 4]) = *reinterpret_cast<const float4*>(&B[(k0 + r) * N + c * 4]);
+#pragma unroll
+        for (int i = 0; i < B_LOADS; ++i) {
+            const int e = threadIdx.x + i * TC_THREADS, r = e / (TC_BN / 4), c = e % (TC_BN / 4);
+            rb[i] = *reinterpret_cast<const float4*>(&B[(k0 + r) * N + c * 4]);
         }
+    };
+    auto store = [&](float* as, float* bs) {
+#pragma unroll
+        for (int i = 0; i < A_LOADS; ++i) {
+            const int e = threadIdx.x + i * TC_THREADS, r = e / (TC_BK / 4), c = e % (TC_BK / 4);
+            *reinterpret_cast<float4*>(&as[r * AP + c * 4]) =
+                make_float4(wmma::__float_to_tf32(ra[i].x), wmma::__float_to_tf32(ra[i].y),
+                            wmma::__float_to_tf32(ra[i].z), wmma::__float_to_tf32(ra[i].w));
+        }
+#pragma unroll
+        for (int i = 0; i < B_LOADS; ++i) {
+            const int e = threadIdx.x + i * TC_THREADS, r = e / (TC_BN / 4), c = e % (TC_BN / 4);
+            *reinterpret_cast<float4*>(&bs[r * BP + c * 4]) =
+                make_float4(wmma::__float_to_tf32(rb[i].x), wmma::__float_to_tf32(rb[i].y),
+                            wmma::__float_to_tf32(rb[i].z), wmma::__float_to_tf32(rb[i].w));
+        }
+    };
+    load(0);
+    store(As, Bs);
+    __syncthreads();
+    int cur = 0;
+    for (int k0 = 0; k0 < K; k0 += TC_BK) {
+        const bool more = k0 + TC_BK < K;
+        if (more) load(k0 + TC_BK);
+        const float* as = As + cur * A_SMEM + wr * TC_WM * AP;
+        const float* bs = Bs + cur * B_SMEM + wc * TC_WN;
+#pragma unroll
+        for (int kk = 0; kk < TC_BK; kk += 8) {
+            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a[FM];
+            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> b[FN];
+#pragma unroll
+            for (int i = 0; i < FM; ++i) wmma::load_matrix_sync(a[i], as + i * 16 * AP + kk, AP);
+#pragma unroll
+            for (int j = 0; j < FN; ++j) wmma::load_matrix_sync(b[j], bs + kk * BP + j * 16, BP);
+#pragma unroll
+            for (int i = 0; i < FM; ++i)
+#pragma unroll
+                for (int j = 0; j < FN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+        }
+        if (more) store(As + (cur ^ 1) * A_SMEM, Bs + (cur ^ 1) * B_SMEM);
         __syncthreads();
-        for (int kk = 0; kk < BK; kk += 8) {
-            wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a[4];
-            wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> b[2];
-            for (int i = 0; i < 4; ++i) {
-                wmma::load_matrix_sync(a[i], &As[wm * 64 + i * 16][kk], BK + PAD);
-                for (int t = 0; t < a[i].num_elements; ++t) a[i].x[t] = wmma::__float_to_tf32(a[i].x[t]);
-            }
-            for (int j = 0; j < 2; ++j) {
-                wmma::load_matrix_sync(b[j], &Bs[kk][wn * 32 + j * 16], BN + PAD);
-                for (int t = 0; t < b[j].num_elements; ++t) b[j].x[t] = wmma::__float_to_tf32(b[j].x[t]);
-            }
-            for (int i = 0; i < 4; ++i)
-                for (int j = 0; j < 2; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-        }
-        __syncthreads();
+        cur ^= 1;
     }
-    for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 2; ++j) {
-            float* c = &C[(blockIdx.y * BM + wm * 64 + i * 16) * N + blockIdx.x * BN + wn * 32 + j * 16];
+#pragma unroll
+    for (int i = 0; i < FM; ++i)
+#pragma unroll
+        for (int j = 0; j < FN; ++j) {
+            float* c = &C[(blockIdx.y * TC_BM + wr * TC_WM + i * 16) * N + blockIdx.x * TC_BN + wc * TC_WN + j * 16];
             wmma::fragment<wmma::accumulator, 16, 16, 8, float> old;
             wmma::load_matrix_sync(old, c, N, wmma::mem_row_major);
+#pragma unroll
             for (int t = 0; t < old.num_elements; ++t) old.x[t] = alpha * acc[i][j].x[t] + beta * old.x[t];
             wmma::store_matrix_sync(c, old, N, wmma::mem_row_major);
         }
