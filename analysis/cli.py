@@ -35,13 +35,20 @@ def main(model: str, argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     t0 = time.perf_counter()
     try:
+        from .gpus import UnknownGPU, get_gpu
+        try:
+            get_gpu(a.gpu)
+        except UnknownGPU as e:
+            raise target.TargetError(str(e)) from None
+        if a.size is not None and a.size < 1:
+            raise target.TargetError(f"--size {a.size}: must be a positive integer")
         t = target.resolve(a)
         res = target.trace_models(t, all_blocks=a.all_blocks, use_cache=not a.no_cache)
     except target.TargetError as e:
         target.fail(str(e))
     except Exception as e:  # noqa: BLE001 - simulator and compiler errors: one line, exit 2
         from cudasim import CompileError, SimulationError
-        if isinstance(e, (CompileError, SimulationError, TypeError, ValueError)):
+        if isinstance(e, (CompileError, SimulationError, TypeError, ValueError, LookupError)):
             target.fail(str(e).splitlines()[0])
         raise
     r = res[model]

@@ -162,8 +162,11 @@ def occupancy(gpu: GPU, registers: int, threads: int, smem_static: int = 0, smem
     carveout = driver_carveout(gpu, per_block, others)
     lim_smem = carveout // per_block if per_block > 0 else lim_blocks
     blocks = min(lim_regs, lim_smem, lim_warps, lim_blocks)
-    limiters = [n for n, v in (("registers", lim_regs), ("shared_mem", lim_smem), ("warps", lim_warps),
-                               ("blocks", lim_blocks)) if v == blocks]
+    # The carveout is sized to the blocks the other limits allow, so the shared-memory limit
+    # usually ties with them without binding: it limits only when it is below all of them.
+    limiters = [n for n, v in (("registers", lim_regs), ("warps", lim_warps), ("blocks", lim_blocks)) if v == blocks]
+    if lim_smem < others or not limiters:
+        limiters = ["shared_mem"]
     occ = Occupancy(**base, smem_carveout=carveout, launch__occupancy_limit_registers=lim_regs,
                     launch__occupancy_limit_shared_mem=lim_smem, launch__occupancy_limit_warps=lim_warps,
                     launch__occupancy_limit_blocks=lim_blocks, blocks_per_sm=blocks, limiters=limiters,
@@ -258,3 +261,117 @@ def spread_note(occ: Occupancy, gpu: GPU) -> str | None:
                 f"({occ.tail_fill_pct:.0f}% of a wave): the last wave leaves "
                 f"{100 - occ.tail_fill_pct:.0f}% of the slots idle")
     return f"{occ.full_waves} full wave(s), no tail"
+
+
+# ---- command line -----------------------------------------------------------------------
+
+def _fmt_limit(v: int, gpu: GPU) -> str:
+    return f"{v} blocks/SM"
+
+
+def analyze_target(t, gpu: GPU, regs: int | None = None, smem_static: int | None = None,
+                   optin: bool = True) -> dict:
+    """Occupancy of a resolved target (analysis.target.Target) as plain data for the CLI/JSON."""
+    from . import target as tgt
+    res = tgt.resources(t)
+    r = res.registers if regs is None else regs
+    s = res.shared_bytes if smem_static is None else smem_static
+    occ = occupancy(gpu, r, t.threads_per_block, s, t.shared, t.blocks, t.block, optin=optin)
+    return {"target": t.describe(), "gpu": gpu.key, "gpu_name": gpu.name, "grid": list(t.grid),
+            "block": list(t.block), "ptxas": {"registers": res.registers, "shared_bytes": res.shared_bytes,
+                                              "stack_bytes": res.stack_bytes, "spill_stores": res.spill_stores,
+                                              "spill_loads": res.spill_loads},
+            "occupancy": occ.to_dict(), "metrics": occ.metrics(),
+            "neighbours": [] if occ.refused else neighbours(gpu, r, t.threads_per_block, s, t.shared, t.blocks),
+            "spread": spread_note(occ, gpu)}
+
+
+def render(d: dict, gpu: GPU) -> str:
+    """The terminal report: inputs, the four limits, limiter, occupancy, waves, neighbours."""
+    o = d["occupancy"]
+    p = d["ptxas"]
+    out = [f"{d['target']} on {gpu.name} ({gpu.sms} SMs)  [static model: ptxas resources + the "
+           f"{gpu.key} table; no simulation]"]
+    out.append(f"  ptxas: {p['registers']} registers/thread, {p['shared_bytes']} B static shared/block, "
+               f"{p['stack_bytes']} B stack/thread" + (f", SPILLS {p['spill_stores']} B stored / {p['spill_loads']} B "
+                                                        f"loaded" if p['spill_stores'] or p['spill_loads'] else ""))
+    if o["refused"]:
+        out.append(f"  REFUSED: the driver would not launch this: {o['refused']}")
+        return "\n".join(out)
+    warps = o["warps_per_block"]
+    out.append(f"  per block: {o['threads_per_block']} threads = {warps} warps; "
+               f"{o['launch__registers_per_thread']} registers/thread allocated "
+               f"({o['registers_ptxas']} from ptxas, rounded to {gpu.reg_alloc_unit} registers per warp) = "
+               f"{o['launch__registers_per_thread'] * 32 * warps:,} registers/block; "
+               f"{o['smem_per_block_allocated']:,} B shared/block allocated ({o['smem_static']} static + "
+               f"{o['smem_dynamic']} dynamic + {gpu.smem_reserved_per_block} driver reservation, "
+               f"rounded to {gpu.smem_alloc_unit} B)")
+    out.append(f"  shared-memory carveout the driver picks: {o['smem_carveout'] // 1024} KB of "
+               f"{gpu.smem_per_sm // 1024} KB per SM (see driver_carveout)")
+    out.append("")
+    out.append(f"  {'limit (Nsight Compute metric)':44s} {'blocks/SM':>10}")
+    lim = o["blocks_per_sm"]
+    for name in ("registers", "shared_mem", "warps", "blocks"):
+        v = o[f"launch__occupancy_limit_{name}"]
+        mark = "  <- limiter" if v == lim else ""
+        out.append(f"  {'launch__occupancy_limit_' + name:44s} {v:>10}{mark}")
+    out.append(f"  {'resident blocks/SM (min of the four)':44s} {lim:>10}  = {o['warps_per_sm']} warps of "
+               f"{gpu.max_warps_per_sm}")
+    out.append(f"  {'sm__maximum_warps_per_active_cycle_pct':44s} {o['sm__maximum_warps_per_active_cycle_pct']:>9.2f}%"
+               f"  (theoretical occupancy)")
+    out.append(f"  {'launch__registers_per_thread':44s} {o['launch__registers_per_thread']:>10}  registers/thread")
+    if o["launch__waves_per_multiprocessor"] is not None:
+        out.append(f"  {'launch__waves_per_multiprocessor':44s} {o['launch__waves_per_multiprocessor']:>10.3f}  waves "
+                   f"({o['grid_blocks']:,} blocks / ({lim} blocks/SM x {gpu.sms} SMs))")
+    if d.get("spread"):
+        out.append(f"  waves: {d['spread']}")
+    if d["neighbours"]:
+        out.append("")
+        out.append("  What would change (same model):")
+        out.append(f"    {'change':48s} {'regs/thr':>8} {'threads':>7} {'smem B/blk':>10} {'blocks/SM':>9} "
+                   f"{'occupancy':>9}  limiter")
+        for r in d["neighbours"]:
+            occ = "refused" if r["refused"] else f"{r['occupancy_pct']:.2f}%"
+            out.append(f"    {r['change'][:48]:48s} {r['registers']:>8} {r['threads']:>7} {r['smem_bytes']:>10,} "
+                       f"{r['blocks_per_sm']:>9} {occ:>9}  {r['limiter']}")
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+    import json
+
+    from . import target as tgt
+    from .gpus import UnknownGPU, get_gpu
+    p = argparse.ArgumentParser(prog="python -m analysis.occupancy",
+                                description="resident blocks per SM, the limiter, theoretical occupancy and waves")
+    tgt.add_target_args(p)
+    p.add_argument("--regs", type=int, help="registers per thread instead of ptxas's count (what-if)")
+    p.add_argument("--smem", type=int, help="static shared bytes per block instead of ptxas's (what-if)")
+    p.add_argument("--no-optin", action="store_true",
+                   help="the launcher does not raise the 48 KB dynamic shared limit (cudaFuncSetAttribute)")
+    a = p.parse_args(argv)
+    try:
+        gpu = get_gpu(a.gpu)
+        if a.regs is not None and a.regs < 0 or a.smem is not None and a.smem < 0:
+            raise tgt.TargetError("--regs and --smem must be >= 0")
+        if a.size is None and "::" not in a.target:
+            entry = tgt.catalog_entry(a.target)
+            a.size = getattr(entry, "default_size", None)
+        t = tgt.resolve(a)
+        d = analyze_target(t, gpu, a.regs, a.smem, optin=not a.no_optin)
+    except (tgt.TargetError, UnknownGPU) as e:
+        tgt.fail(str(e))
+    except Exception as e:  # noqa: BLE001 - catalog size errors and the like: one line, exit 2
+        if isinstance(e, (LookupError, ValueError, TypeError)):
+            tgt.fail(str(e).splitlines()[0])
+        raise
+    if a.json:
+        print(json.dumps(d, indent=1, default=str))
+    else:
+        print(render(d, gpu))
+    return 1 if d["occupancy"]["refused"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

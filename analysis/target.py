@@ -272,7 +272,10 @@ def catalog_entry(name: str) -> Any:
     if callable(getter):
         try:
             entry = getter(name)
-        except (KeyError, LookupError):
+        except (KeyError, LookupError) as e:
+            msg = str(e.args[0]) if e.args else ""
+            if msg and " " in msg:  # the catalog's own message names the close matches
+                raise TargetError(msg) from None
             entry = None
     elif isinstance(entries, dict):
         entry = entries.get(name)

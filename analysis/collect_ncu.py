@@ -1,0 +1,229 @@
+"""Measure, on a GPU machine, the Nsight Compute counters the analysis models predict.
+
+    python -m analysis.collect_ncu [--out analysis/results/ncu_h100.json] [--kernels a,b] [--no-probes]
+
+For every catalog kernel (host pipelines excluded: their kernel is vector_add_grid_stride)
+at its simulator size, runs
+
+    ncu --csv --page raw --metrics <METRICS> -k regex:^ENTRY$ --launch-count 1 \\
+        python3 -m kernels.run NAME --size N --repeats 1
+
+so exactly one launch is profiled (the runner's first, verified launch; its warm-ups and
+timed repeats run unprofiled), parses the CSV and writes one JSON file. The size is the
+simulator's, so `analysis.compare` predicts every block (no sampling) for the same launch.
+
+Probes: one more ncu run over small CuPy kernels with chosen block sizes and shared-memory
+footprints (`--probe-child`), to pin down which shared-memory carveout the driver picks
+(launch__shared_mem_config_size) and so launch__occupancy_limit_shared_mem; the rule lives
+in analysis.occupancy.driver_carveout. This file never imports pycuda: the runner does, in
+its own process, and the probes use CuPy.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import glob
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+RESULTS = Path(__file__).with_name("results")
+
+METRICS = [
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "smsp__inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "smsp__inst_executed_op_shared_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "launch__registers_per_thread", "launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem",
+    "launch__occupancy_limit_warps", "launch__occupancy_limit_blocks", "sm__maximum_warps_per_active_cycle_pct",
+    "launch__waves_per_multiprocessor",
+    # context for the occupancy rules (not predicted one for one)
+    "launch__shared_mem_config_size", "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
+    "launch__shared_mem_per_block_driver", "launch__grid_size", "launch__block_size", "launch__sm_count",
+    "launch__occupancy_per_block_size", "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum",
+]
+
+# (threads per block, static shared bytes, dynamic shared bytes): the carveout probes.
+PROBES = [(256, 1024, 0), (32, 8192, 0), (256, 0, 0), (32, 0, 0), (128, 0, 0), (1024, 0, 0), (64, 0, 0),
+          (128, 4096, 0), (64, 16384, 0), (512, 12288, 0), (128, 40960, 0), (256, 24576, 0), (1024, 2048, 0),
+          (96, 7000, 0), (32, 2048, 0), (256, 3072, 0), (128, 6144, 0), (32, 0, 100000), (256, 0, 65536)]
+
+
+def find_ncu() -> str:
+    exe = shutil.which("ncu")
+    if exe:
+        return exe
+    for pat in ("/opt/nvidia/nsight-compute/*/ncu", "/usr/local/cuda*/bin/ncu", "/usr/local/cuda*/nsight-compute*/ncu"):
+        hits = sorted(glob.glob(pat))
+        if hits:
+            return hits[-1]
+    raise SystemExit("error: ncu (Nsight Compute) not found on this machine")
+
+
+def _number(text: str):
+    t = text.replace(",", "").strip()
+    if t in ("", "n/a", "N/A"):
+        return None
+    try:
+        f = float(t)
+    except ValueError:
+        return text
+    return int(f) if f.is_integer() and "." not in t else f
+
+
+def parse_csv(text: str) -> list[dict]:
+    """ncu --csv --page raw output -> one dict per profiled launch (kernel name + metrics)."""
+    lines = [l for l in text.splitlines() if l.startswith('"')]
+    rows = list(csv.reader(io.StringIO("\n".join(lines))))
+    out: list[dict] = []
+    header: list[str] | None = None
+    for r in rows:
+        if "Kernel Name" in r:
+            header = r
+            continue
+        if header is None or not r or not r[0].strip().isdigit():
+            continue  # the units row, or noise
+        d = dict(zip(header, r))
+        rec = {"kernel_name": d.get("Kernel Name", ""), "id": int(r[0]),
+               "grid": d.get("Grid Size", ""), "block": d.get("Block Size", ""), "metrics": {}}
+        for m in METRICS:
+            if m in d:
+                rec["metrics"][m] = _number(d[m])
+        out.append(rec)
+    return out
+
+
+def run_ncu(ncu: str, cmd: list[str], kernel_regex: str | None, launch_count: int | None, timeout: float) -> tuple[list[dict], str]:
+    args = [ncu, "--csv", "--page", "raw", "--print-units", "base", "--metrics", ",".join(METRICS),
+            "--target-processes", "all"]
+    if kernel_regex:
+        args += ["-k", f"regex:{kernel_regex}"]
+    if launch_count:
+        args += ["--launch-count", str(launch_count)]
+    p = subprocess.run(args + cmd, capture_output=True, text=True, timeout=timeout)
+    return parse_csv(p.stdout), (p.stdout[-3000:] + "\n" + p.stderr[-3000:])
+
+
+def kernels_to_measure(names: list[str] | None) -> list[tuple[str, str, int]]:
+    from kernels import catalog
+    out = []
+    for k in catalog.KERNELS:
+        if k.kind != "kernel" or (names and k.name not in names):
+            continue
+        out.append((k.name, k.entry, k.sim_size))
+    return out
+
+
+def collect(out_path: Path, names: list[str] | None, probes: bool, per_kernel_timeout: float = 120) -> dict:
+    ncu = find_ncu()
+    ver = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
+    res: dict = {"tool": ver[-1] if ver else "ncu", "metrics": METRICS, "kernels": {}, "probes": [],
+                 "command": "ncu --csv --page raw --print-units base --metrics <metrics> -k regex:^ENTRY$ "
+                            "--launch-count 1 python3 -m kernels.run NAME --size N --repeats 1"}
+    try:
+        import subprocess as sp
+        res["device"] = sp.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                               capture_output=True, text=True).stdout.strip()
+    except OSError:
+        res["device"] = "?"
+
+    def save():
+        out_path.parent.mkdir(parents=True, exist_ok=True)
+        out_path.write_text(json.dumps(res, indent=1))
+
+    if probes:
+        t0 = time.time()
+        try:
+            recs, log = run_ncu(ncu, [sys.executable, "-m", "analysis.collect_ncu", "--probe-child"], "^probe_", None, 240)
+        except subprocess.TimeoutExpired:
+            recs, log = [], "timeout"
+        for rec in recs:
+            # probe_t{threads}_s{static}_d{dynamic}
+            parts = dict((p[0], int(p[1:])) for p in rec["kernel_name"].split("(")[0].split("_")[1:])
+            rec.update(threads=parts.get("t"), static=parts.get("s"), dynamic=parts.get("d"))
+            res["probes"].append(rec)
+        if not recs:
+            res["probe_error"] = log[-1500:]
+        print(f"probes: {len(recs)} launches ({time.time() - t0:.1f} s)", flush=True)
+        save()
+    for name, entry, size in kernels_to_measure(names):
+        t0 = time.time()
+        try:
+            recs, log = run_ncu(ncu, [sys.executable, "-m", "kernels.run", name, "--size", str(size), "--repeats", "1"],
+                                f"^{entry}$", 1, per_kernel_timeout)
+        except subprocess.TimeoutExpired:
+            recs, log = [], "timeout"
+        row = {"size": size, "entry": entry, "seconds": round(time.time() - t0, 1)}
+        if recs:
+            row.update(recs[0])
+        else:
+            row["error"] = log[-1500:]
+        res["kernels"][name] = row
+        print(f"{name}: {'ok' if recs else 'NO RESULT'} ({row['seconds']} s)", flush=True)
+        save()
+    return res
+
+
+PROBE_SRC = r'''
+extern "C" __global__ void NAME(float *o, int n) {
+#if STATIC_WORDS > 0
+    __shared__ float s[STATIC_WORDS];
+    for (int i = threadIdx.x; i < STATIC_WORDS; i += blockDim.x) s[i] = (float)i;
+#endif
+#if DYN
+    extern __shared__ float d[];
+    for (int i = threadIdx.x; i < n; i += blockDim.x) d[i] = (float)i;
+#endif
+    __syncthreads();
+    float v = (float)threadIdx.x;
+#if STATIC_WORDS > 0
+    v += s[(threadIdx.x * 7) % STATIC_WORDS];
+#endif
+#if DYN
+    v += d[(threadIdx.x * 5) % n];
+#endif
+    o[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+'''
+
+
+def probe_child() -> int:
+    """Launch each probe kernel once (CuPy), for ncu to read the launch's occupancy counters."""
+    import cupy as cp
+    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
+    for threads, static, dyn in PROBES:
+        name = f"probe_t{threads}_s{static}_d{dyn}"
+        src = (PROBE_SRC.replace("NAME", name).replace("STATIC_WORDS", str(static // 4))
+               .replace("DYN", "1" if dyn else "0"))
+        k = cp.RawKernel(src, name)
+        if dyn > 48 * 1024:
+            k.max_dynamic_shared_size_bytes = dyn
+        blocks = 2 * sms
+        o = cp.zeros(blocks * threads, cp.float32)
+        k((blocks,), (threads,), (o, cp.int32(max(dyn // 4, 1))), shared_mem=dyn)
+        cp.cuda.Device().synchronize()
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m analysis.collect_ncu", description=__doc__.splitlines()[0])
+    p.add_argument("--out", default=str(RESULTS / "ncu_h100.json"))
+    p.add_argument("--kernels", help="comma-separated catalog names (default: every kernel)")
+    p.add_argument("--no-probes", action="store_true")
+    p.add_argument("--probe-child", action="store_true", help=argparse.SUPPRESS)
+    a = p.parse_args(argv)
+    if a.probe_child:
+        return probe_child()
+    names = [n.strip() for n in a.kernels.split(",")] if a.kernels else None
+    collect(Path(a.out), names, not a.no_probes)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,288 @@
+"""The analysis models against the facts measured on an H100 (DESIGN.md, shared/hardware.md),
+and the CLIs end to end (catalog and file targets, bad input, refusals).
+
+Synthetic warps (MemEvent rows built here) test the index math; the CLI tests need the
+simulator and NVRTC and skip with the reason when those are missing.
+"""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis import banks, coalescing
+from analysis.common import provenance
+from analysis.gpus import UnknownGPU, get_gpu, gpu_names
+from analysis.occupancy import allocated_registers, driver_carveout, neighbours, occupancy
+from analysis.target import TargetError, parse_dims, parse_signature, plan_blocks
+from cudasim.trace import MemEvent, Trace
+
+ROOT = Path(__file__).resolve().parent.parent
+FULL = np.uint32(0xFFFFFFFF)
+BASE = 1 << 40  # 256-byte aligned, like cudasim's allocations
+
+
+def warp(addrs, size=4, space="global", op="ld", mask=FULL, pc=0, line=1, block=0, w=0):
+    a = np.zeros((1, 32), np.uint64)
+    a[0, :len(addrs)] = np.asarray(addrs, np.uint64)
+    return MemEvent(pc, line, "t.cu", "ld", space, op, size, np.array([block], np.int64), np.array([w], np.int32),
+                    np.array([mask], np.uint32), a)
+
+
+def sectors(addrs, size=4, mask=FULL):
+    rs = coalescing.row_stats(np.asarray(addrs, np.uint64).reshape(1, 32), np.array([mask], np.uint32), size)
+    return int(rs.sectors[0])
+
+
+def wavefronts(addrs, size=4, mask=FULL):
+    br = banks.bank_rows(np.asarray(addrs, np.uint64).reshape(1, 32), np.array([mask], np.uint32), size)
+    return int(br.wavefronts[0]), int(br.wavefronts[0] - br.ideal[0])
+
+
+LANES = np.arange(32, dtype=np.uint64)
+
+
+# ---- global: DESIGN.md's measured facts ------------------------------------------------------
+
+@pytest.mark.parametrize("stride,want", [(1, 4), (2, 8), (4, 16), (8, 32), (16, 32), (33, 32)])
+def test_sectors_by_stride(stride, want):
+    assert sectors(BASE + LANES * 4 * stride) == want
+
+
+def test_offset_by_one_float_is_5_sectors_and_16_floats_is_4():
+    assert sectors(BASE + 4 + LANES * 4) == 5
+    assert sectors(BASE + 64 + LANES * 4) == 4
+
+
+def test_float4_is_16_sectors_and_double_is_8():
+    assert sectors(BASE + LANES * 16, size=16) == 16
+    assert sectors(BASE + LANES * 8, size=8) == 8
+
+
+def test_broadcast_and_inactive_lanes():
+    assert sectors(np.full(32, BASE, np.uint64)) == 1
+    assert sectors(BASE + LANES * 4, mask=np.uint32(0x1)) == 1
+    assert sectors(BASE + LANES * 4, mask=np.uint32(0)) == 0
+
+
+def test_requests_sectors_totals_and_diagnoses():
+    evs = [warp(BASE + LANES * 4, pc=0, line=10), warp(BASE + LANES * 4 * 32, pc=1, line=11),
+           warp(BASE + 4 + LANES * 4, pc=2, line=12, op="st"), warp(np.full(32, BASE, np.uint64), pc=3, line=13)]
+    ins = coalescing.analyze_events(evs)
+    by = {g.line: g for g in ins}
+    assert by[10].diagnosis.startswith("unit stride, coalesced") and not by[10].fix
+    assert "stride 32" in by[11].diagnosis and "threadIdx.x" in by[11].fix
+    assert "misaligned" in by[12].diagnosis
+    assert by[13].diagnosis.startswith("broadcast")
+    tot = coalescing.totals(ins)
+    assert tot["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 3
+    assert tot["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == 4 + 32 + 1
+    assert tot["l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"] == 1
+    assert tot["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == 5
+
+
+def test_drawings_name_every_sector():
+    ex = coalescing.Example((0, 0, 0), 0, 0xFFFFFFFF, [int(a) for a in BASE + LANES * 8], 4)
+    txt = coalescing.draw_text(ex)
+    assert "8 sectors" in txt and "lanes 0-3" in txt
+    assert coalescing.draw_mermaid(ex).startswith("flowchart LR")
+    assert coalescing.draw_svg(ex).startswith("<svg") and coalescing.draw_svg(ex).endswith("</svg>")
+
+
+def test_sampled_provenance_scales_and_says_which_blocks():
+    tr = Trace((4, 1, 1), (32, 1, 1), [warp(BASE + LANES * 4, block=0), warp(BASE + LANES * 4, block=3)],
+               traced_blocks=[0, 3])
+    prov = provenance(tr, {0: 1.0, 3: 3.0})
+    assert prov.kind == "sampled" and "(0,0,0)" in prov.label and "(3,0,0)" in prov.label and "of 4" in prov.label
+    res = coalescing.analyze(tr, {0: 1.0, 3: 3.0})
+    assert res["totals"]["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == 4
+    full = Trace((2, 1, 1), (32, 1, 1), [], traced_blocks=None)
+    assert provenance(full).label == "simulated (all 2 blocks)"
+
+
+# ---- shared: DESIGN.md's measured facts ------------------------------------------------------
+
+@pytest.mark.parametrize("pitch", [32, 33, 34, 40, 48])
+def test_column_walk_wavefronts_are_gcd(pitch):
+    wf, conflicts = wavefronts(LANES * 4 * pitch)
+    assert wf == math.gcd(pitch, 32)
+    assert conflicts == wf - 1
+
+
+def test_broadcast_is_one_wavefront():
+    assert wavefronts(np.zeros(32, np.uint64)) == (1, 0)
+    assert wavefronts(np.array([4 * (l % 4) for l in range(32)], np.uint64)) == (1, 0)  # multicast
+
+
+def test_8_byte_consecutive_is_2_wavefronts_no_conflict_and_16_byte_is_4():
+    assert wavefronts(LANES * 8, size=8) == (2, 0)
+    assert wavefronts(LANES * 16, size=16) == (4, 0)
+
+
+def test_8_byte_column_walk_conflicts():
+    # dgemm_smem's read: 8-byte words down a column of a 32-double row: 16 per half-warp, one bank pair
+    wf, conflicts = wavefronts(LANES * 8 * 32, size=8)
+    assert wf == 32 and conflicts == 30
+
+
+def test_bank_diagnosis_fix_and_map():
+    ev = warp(LANES * 4 * 32, space="shared")
+    (si,) = banks.analyze_events([ev])
+    assert si.max_degree == 32 and "32-way" in si.diagnosis and "pad each row by 1 word" in si.fix
+    assert "tile[N][33]" in si.fix
+    tot = banks.totals([si])
+    assert tot["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 32
+    assert tot["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"] == 31
+    assert tot["smsp__inst_executed_op_shared_ld.sum"] == 1
+    txt = banks.draw_text(si.example)
+    assert "wavefront  1" in txt and "more wavefronts" in txt
+    assert "bank  0: 32 distinct words" in banks.collisions(si.example)[0]
+    (ok,) = banks.analyze_events([warp(LANES * 4 * 33, space="shared")])
+    assert ok.conflicts == 0 and ok.diagnosis.startswith("conflict-free")
+
+
+# ---- occupancy: the hardware table and the rules ----------------------------------------------
+
+H100 = get_gpu("H100")
+
+
+def test_gpu_table_has_the_issue_5_chips_with_sources():
+    for name in ("H100 SXM", "H100 PCIe", "H200", "A100", "A6000", "RTX 4090", "RTX 4060 Ti", "L4", "T4", "V100"):
+        g = get_gpu(name)
+        assert g.sms > 0 and g.sources and g.carveouts[-1] == g.smem_per_sm
+    assert len(gpu_names()) >= 10
+    with pytest.raises(UnknownGPU, match="did you mean"):
+        get_gpu("H10")
+
+
+def test_registers_12_show_as_16():
+    assert allocated_registers(H100, 12) == 16
+    assert allocated_registers(H100, 16) == 16
+    assert allocated_registers(H100, 94) == 96
+
+
+def test_carveout_examples_from_design():
+    o = occupancy(H100, 16, 256, smem_static=1024)
+    assert o.launch__occupancy_limit_shared_mem == 16 and o.smem_carveout == 32 * 1024
+    assert o.blocks_per_sm == 8 and o.limiters == ["warps"]
+    o = occupancy(H100, 16, 32, smem_static=8192)
+    assert o.launch__occupancy_limit_shared_mem == 25
+    assert round(o.sm__maximum_warps_per_active_cycle_pct, 2) == 39.06
+    assert o.limiters == ["shared_mem"]
+    assert driver_carveout(H100, 2048, 8) == 32 * 1024
+
+
+def test_register_limit_and_waves():
+    o = occupancy(H100, 94, 256, smem_static=8192, grid_blocks=1024)
+    assert o.launch__registers_per_thread == 96 and o.launch__occupancy_limit_registers == 2
+    assert o.limiters == ["registers"] and o.sm__maximum_warps_per_active_cycle_pct == 25.0
+    assert o.launch__waves_per_multiprocessor == pytest.approx(1024 / (2 * 132))
+    assert o.full_waves == 3 and o.tail_blocks == 1024 - 3 * 264
+
+
+def test_refusals_name_the_limit():
+    assert "1024" in occupancy(H100, 16, 2048).refused
+    assert "232448" in occupancy(H100, 16, 256, smem_dynamic=240 * 1024).refused
+    assert "opt-in" in occupancy(H100, 16, 256, smem_dynamic=60 * 1024, optin=False).refused
+    assert "registers" in occupancy(H100, 255, 1024).refused
+    assert occupancy(H100, 255, 1024).metrics() == {}
+
+
+def test_neighbours_table():
+    rows = neighbours(H100, 94, 256, 8192, 0, 1024)
+    assert rows[0]["change"] == "as compiled"
+    lose = [r for r in rows if "lose a block" in r["change"]]
+    assert lose and lose[0]["registers"] == 129 and lose[0]["blocks_per_sm"] == 1
+
+
+# ---- target parsing ----------------------------------------------------------------------
+
+def test_parse_dims_and_signature():
+    assert parse_dims("32,8") == (32, 8, 1)
+    with pytest.raises(TargetError):
+        parse_dims("0,1")
+    ps = parse_signature("template<int T> __global__ void k(float *__restrict__ out, const float* in, int n) {}", "k<4>")
+    assert [(p.name, p.pointer) for p in ps] == [("out", True), ("in", True), ("n", False)]
+
+
+def test_plan_blocks_covers_edges_and_weights_sum_to_grid():
+    blocks, w = plan_blocks((256, 256, 1), 256)
+    assert blocks is not None and 0 in blocks and 255 in blocks and 256 * 256 - 1 in blocks
+    assert sum(w.values()) == pytest.approx(256 * 256)
+    assert plan_blocks((8, 8, 1), 256) == (None, {})
+
+
+# ---- the CLIs (need NVRTC and the simulator) ---------------------------------------------
+
+def _cli(*args, env=None):
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
+
+
+def _need_sim():
+    try:
+        from cudasim import SourceModule  # noqa: F401
+        from cudasim.compile import nvrtc_version
+        nvrtc_version()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"simulator or NVRTC unavailable: {e}")
+
+
+def test_coalescing_cli_on_transpose_tiled_points_to_banks():
+    _need_sim()
+    r = _cli("analysis.coalescing", "transpose_tiled")
+    assert r.returncode == 0, r.stderr
+    assert "unit stride, coalesced" in r.stdout
+    assert "python -m analysis.banks transpose_tiled" in r.stdout and "32-way" in r.stdout
+    assert "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum" in r.stdout and "simulated (all 64 blocks)" in r.stdout
+
+
+def test_banks_and_occupancy_cli_json():
+    _need_sim()
+    r = _cli("analysis.banks", "transpose_tiled", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["banks"]["totals"]["l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"] == 64 * 32 * 32
+    r = _cli("analysis.occupancy", "sgemm_2d_blocktiling", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["metrics"]["launch__occupancy_limit_warps"] == 8
+
+
+def test_file_target_the_project_has_never_seen(tmp_path):
+    _need_sim()
+    src = tmp_path / "walk.cu"
+    src.write_text("""
+__global__ void walk(float *out, const float *in, int pitch) {
+    __shared__ float s[32 * 40];
+    int t = threadIdx.x;
+    for (int i = t; i < 32 * 40; i += 32) s[i] = in[i];
+    __syncthreads();
+    out[blockIdx.x * 32 + t] = s[t * pitch] + in[t * 2];
+}
+""")
+    r = _cli("analysis.banks", f"{src}::walk", "--grid", "2", "--block", "32", "--arg", "pitch=40",
+             "--arg", "in=float32[4096]", "--arg", "out=float32[64]", "--no-cache")
+    assert r.returncode == 0, r.stderr
+    assert "8-way" in r.stdout and "gcd(40, 32) = 8" in r.stdout
+    r = _cli("analysis.coalescing", f"{src}::walk", "--grid", "2", "--block", "32", "--arg", "pitch=40",
+             "--arg", "in=float32[4096]", "--arg", "out=float32[64]", "--draw", "mermaid")
+    assert r.returncode == 0, r.stderr
+    assert "stride 2" in r.stdout and "flowchart LR" in r.stdout
+    r = _cli("analysis.occupancy", f"{src}::walk", "--grid", "2", "--block", "2048")
+    assert r.returncode == 1 and "REFUSED" in r.stdout and "1024" in r.stdout
+
+
+@pytest.mark.parametrize("args", [
+    ("analysis.coalescing", "no_such_kernel"),
+    ("analysis.banks", "transpose_tiled", "--gpu", "Z80"),
+    ("analysis.occupancy", "/nonexistent.cu::k", "--grid", "1", "--block", "32"),
+    ("analysis.coalescing", "transpose_tiled", "--size", "-3"),
+])
+def test_bad_input_is_one_line_and_exit_2(args):
+    _need_sim()
+    r = _cli(*args)
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
