@@ -1,6 +1,7 @@
 """Shared-memory bank conflicts: wavefronts per request, conflict degree, who collides where.
 
-    python -m analysis.banks TARGET [--gpu NAME] [--json] [--mermaid] [--svg FILE]
+    python -m analysis.banks TARGET [--size N] [--gpu NAME] [--json] [--draw text|mermaid|svg|none] [--mermaid] [--svg]
+    (TARGET: a catalog name, or path/to/file.cu::kernel --grid X,Y --block X,Y --arg NAME=VALUE ...)
 
 32 banks of 4 bytes; bank = (byte offset / 4) mod 32. Lanes reading the same word are
 served together (broadcast, multicast); distinct words in one bank serialize. 8-byte
@@ -30,7 +31,9 @@ METRICS = {
 
 
 def phases(size: int) -> int:
-    """How many phases (groups of lanes served one after the other) an access width needs."""
+    """How many groups of lanes an access width is served in: 8-byte accesses by half-warps,
+    16-byte ones by quarter-warps (of which a quarter that asks only for words the other
+    quarter of its half-warp asks for rides along: see `bank_rows`)."""
     return {8: 2, 16: 4}.get(int(size), 1)
 
 
@@ -44,14 +47,40 @@ def _words(addrs: np.ndarray, size: int) -> tuple[np.ndarray, int]:
 @dataclass
 class BankRows:
     wavefronts: np.ndarray  # (n,)
-    ideal: np.ndarray  # (n,) phases with an active lane
+    ideal: np.ndarray  # (n,) the wavefronts the request needs without bank conflicts
     degree: np.ndarray  # (n,) worst distinct words in one bank within a phase
     lanes: np.ndarray  # (n,)
     distinct_words: np.ndarray  # (n,)
 
 
+def _phase(words: np.ndarray, act: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(max distinct words in one bank, distinct words) per row for one group of lanes."""
+    n = len(words)
+    big = np.iinfo(np.int64).max
+    w = np.where(np.repeat(act, k, axis=1), words.reshape(n, -1), big)
+    w.sort(axis=1)
+    new = np.ones_like(w, dtype=bool)
+    new[:, 1:] = w[:, 1:] != w[:, :-1]
+    new &= w != big
+    rows = np.broadcast_to(np.arange(n)[:, None], w.shape)
+    bank = np.where(new, w % BANKS, 0)
+    counts = np.bincount((rows * BANKS + bank)[new], minlength=n * BANKS).reshape(n, BANKS)
+    return counts.max(axis=1), new.sum(axis=1)
+
+
 def bank_rows(addrs: np.ndarray, masks: np.ndarray, size: int) -> BankRows:
-    """Wavefronts, ideal and conflict degree of each warp row (vectorized)."""
+    """Wavefronts, ideal and conflict degree of each warp row (vectorized).
+
+    4-byte (and narrower) accesses: one group of 32 lanes; wavefronts = the most distinct
+    words any bank is asked for. 8-byte: two half-warps, summed. 16-byte: four quarter-
+    warps, summed, except that the second quarter of a half-warp is free when every word
+    it asks for is one the first quarter asks for. Fitted on the H100 (ncu, SASS-level):
+    a 16-byte broadcast is 2 wavefronts; 16 consecutive float4 read by lanes l and l+8
+    alike cost 2 per warp, while 4 float4 each read by 8 consecutive lanes cost 4
+    (sgemm_smem, sgemm_vectorized, sgemm_2d_blocktiling, sgemm_warptiling, dgemm_smem:
+    wavefronts equal ncu's). The ideal counts, per group, one wavefront per 128 bytes of
+    distinct words (at least one per group with an active lane; a free quarter none).
+    """
     addrs = np.asarray(addrs).reshape(-1, 32)
     n = len(addrs)
     act = active_lanes(masks)
@@ -62,25 +91,24 @@ def bank_rows(addrs: np.ndarray, masks: np.ndarray, size: int) -> BankRows:
     ideal = np.zeros(n, dtype=np.int64)
     degree = np.zeros(n, dtype=np.int64)
     distinct = np.zeros(n, dtype=np.int64)
-    big = np.iinfo(np.int64).max
+    d_all, distinct_all = _phase(words, act, k)
     for p in range(nph):
-        a = act[:, p * per:(p + 1) * per]
-        w = words[:, p * per:(p + 1) * per, :].reshape(n, -1)
-        valid = np.repeat(a, k, axis=1)
-        w = np.where(valid, w, big)
-        w.sort(axis=1)
-        new = np.ones_like(w, dtype=bool)
-        new[:, 1:] = w[:, 1:] != w[:, :-1]
-        new &= w != big
-        rows = np.broadcast_to(np.arange(n)[:, None], w.shape)
-        bank = np.where(new, w % BANKS, 0)
-        counts = np.bincount((rows * BANKS + bank)[new], minlength=n * BANKS).reshape(n, BANKS)
-        d = counts.max(axis=1)
+        sl = slice(p * per, (p + 1) * per)
+        a = act[:, sl]
+        d, nd = _phase(words[:, sl], a, k)
+        need = np.maximum(a.any(axis=1), -(-nd // BANKS))
+        if nph == 4 and p % 2 == 1:
+            # the quarter rides along with its half-warp's first quarter when it adds no word
+            hs = slice((p - 1) * per, (p + 1) * per)
+            _, nd_half = _phase(words[:, hs], act[:, hs], k)
+            _, nd_first = _phase(words[:, (p - 1) * per:p * per], act[:, (p - 1) * per:p * per], k)
+            free = (nd_half == nd_first) & act[:, (p - 1) * per:p * per].any(axis=1)
+            d = np.where(free, 0, d)
+            need = np.where(free, 0, need)
         wav += d
-        ideal += a.any(axis=1)
+        ideal += need
         degree = np.maximum(degree, d)
-        distinct += new.sum(axis=1)
-    return BankRows(wav, ideal, degree, act.sum(axis=1), distinct)
+    return BankRows(wav, ideal, degree, act.sum(axis=1), distinct_all)
 
 
 @dataclass

@@ -20,18 +20,23 @@ def _short(path: str) -> str:
 def _source_line(path: str, line: int) -> str:
     try:
         with open(path) as f:
-            return f.read().splitlines()[line - 1].strip()[:70]
+            return f.read().splitlines()[line - 1].strip()[:110]
     except (OSError, IndexError):
         return ""
 
 
 def main(model: str, argv: list[str] | None = None) -> int:
+    import signal
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends quietly
     p = argparse.ArgumentParser(prog=f"python -m analysis.{model}",
                                 description="coalescing of global accesses per source line" if model == "coalescing"
                                 else "shared-memory bank conflicts per source line")
     target.add_target_args(p)
     p.add_argument("--draw", choices=("text", "mermaid", "svg", "none"), default="text",
                    help="picture of one warp per instruction (default: text)")
+    p.add_argument("--mermaid", action="store_const", const="mermaid", dest="draw", help="same as --draw mermaid")
+    p.add_argument("--svg", action="store_const", const="svg", dest="draw", help="same as --draw svg")
     a = p.parse_args(argv)
     t0 = time.perf_counter()
     try:
@@ -53,11 +58,11 @@ def main(model: str, argv: list[str] | None = None) -> int:
         raise
     r = res[model]
     if a.json:
-        print(json.dumps({"target": res["target"], model: r, "notes": res["notes"],
+        print(json.dumps({"target": res["target"], "level": res.get("level"), model: r, "notes": res["notes"],
                           "findings": res["findings"]}, indent=1, default=str))
         return 0
     prov = r["provenance"]["label"]
-    print(f"{res['target']}  grid {tuple(res['grid'])} block {tuple(res['block'])}  [{prov}]")
+    print(f"{res['target']}  [{prov}]")
     for n in res["notes"]:
         print(f"  note: {n}")
     if model == "coalescing":
@@ -76,55 +81,94 @@ def main(model: str, argv: list[str] | None = None) -> int:
     return 0
 
 
+def group_rows(instrs: list[dict], sums: tuple[str, ...]) -> list[dict]:
+    """Instructions of one source line with the same op, width and diagnosis, as one row.
+
+    Unrolled loops give one PTX/SASS instruction per unrolled step; the reader wants the line.
+    """
+    out: dict[tuple, dict] = {}
+    for g in instrs:
+        key = (g["file"], g["line"], g["op"], g["size"], g["diagnosis"])
+        row = out.get(key)
+        if row is None:
+            row = out[key] = dict(g, count=0)
+            for k in sums:
+                row[k] = 0.0
+        row["count"] += 1
+        for k in sums:
+            row[k] += g[k]
+        row["max_degree"] = max(row.get("max_degree", 0), g.get("max_degree", 0))
+    return list(out.values())
+
+
+def _where(g: dict) -> str:
+    n = f" x{g['count']}" if g["count"] > 1 else ""
+    return f"{_short(g['file'])}:{g['line']}{n}"
+
+
 def _coalescing(r: dict, draw: str) -> None:
     from .coalescing import Example, draw_mermaid, draw_svg, draw_text
-    print(f"\n{'line':>10} {'op':3} {'bytes':>5} {'requests':>10} {'sectors':>10} {'sect/req':>8} {'ideal':>6} "
+    prov = r["provenance"]["label"]
+    print(f"\nGlobal memory per source line ({prov}; requests = warp-level instructions, sectors = 32-byte "
+          f"segments; 'xN' = N instructions on the line):")
+    print(f"{'line':>16} {'op':3} {'B/lane':>6} {'requests':>10} {'sectors':>10} {'sect/req':>8} {'ideal':>6} "
           f"{'effic.':>6}  diagnosis")
     drawn = set()
-    for g in r["instructions"]:
+    for g in group_rows(r["instructions"], ("requests", "sectors", "ideal_sectors", "lines", "lanes")):
         key = (g["line"], g["op"], g["diagnosis"])
-        print(f"{_short(g['file']) + ':' + str(g['line']):>10} {g['op']:3} {g['size']:5d} {g['requests']:10,.0f} "
-              f"{g['sectors']:10,.0f} {g['sectors_per_request']:8.2f} {g['ideal_per_request']:6.2f} "
-              f"{100 * g['efficiency']:5.0f}%  {g['diagnosis']}")
+        req = max(g["requests"], 1e-9)
+        eff = g["ideal_sectors"] / g["sectors"] if g["sectors"] else 1.0
+        print(f"{_where(g):>16} {g['op']:3} {g['size']:6d} {g['requests']:10,.0f} {g['sectors']:10,.0f} "
+              f"{g['sectors'] / req:8.2f} {g['ideal_sectors'] / req:6.2f} {100 * eff:5.0f}%  {g['diagnosis']}")
         src = _source_line(g["file"], g["line"])
         if src:
-            print(f"{'':>10}     {src}")
+            print(f"{'':>16}     {src}")
         if g.get("fix"):
-            print(f"{'':>10}     fix: {g['fix']}")
+            print(f"{'':>16}     fix: {g['fix']}")
         if draw != "none" and g.get("example") and key not in drawn:
             drawn.add(key)
             ex = Example(**g["example"]) if isinstance(g["example"], dict) else g["example"]
             pic = {"text": draw_text, "mermaid": draw_mermaid, "svg": draw_svg}[draw](ex)
             print("\n".join("     " + x for x in pic.splitlines()))
-    print("\nPredicted totals (Nsight Compute metric names; " + r["provenance"]["label"] + "):")
+    print(f"\nPredicted totals ({prov}), named by the Nsight Compute metric each predicts:")
     for k, v in r["totals"].items():
-        print(f"  {k:55s} {v:14,.0f}")
+        unit = "requests" if "requests" in k else "sectors"
+        print(f"  {k:55s} {v:14,.0f} {unit}")
 
 
 def _banks(r: dict, draw: str) -> None:
-    from .banks import Example, draw_mermaid, draw_svg, draw_text
-    print(f"\n{'line':>10} {'op':3} {'bytes':>5} {'requests':>10} {'wavefronts':>11} {'wf/req':>7} {'ideal':>6} "
+    from .banks import Example, collisions, draw_mermaid, draw_svg, draw_text
+    prov = r["provenance"]["label"]
+    print(f"\nShared memory per source line ({prov}; requests = warp-level instructions, wavefronts = "
+          f"passes through the 32 banks; 'xN' = N instructions on the line):")
+    print(f"{'line':>16} {'op':3} {'B/lane':>6} {'requests':>10} {'wavefronts':>11} {'wf/req':>7} {'ideal':>6} "
           f"{'worst':>6}  diagnosis")
     drawn = set()
-    for s in r["instructions"]:
+    if not r["instructions"]:
+        print("  (no shared-memory accesses)")
+    for s in group_rows(r["instructions"], ("requests", "wavefronts", "ideal_wavefronts")):
         key = (s["line"], s["op"], s["diagnosis"])
-        print(f"{_short(s['file']) + ':' + str(s['line']):>10} {s['op']:3} {s['size']:5d} {s['requests']:10,.0f} "
-              f"{s['wavefronts']:11,.0f} {s['wavefronts_per_request']:7.2f} "
-              f"{s['ideal_wavefronts'] / max(s['requests'], 1):6.2f} {str(s['max_degree']) + '-way':>6}  "
+        req = max(s["requests"], 1e-9)
+        print(f"{_where(s):>16} {s['op']:3} {s['size']:6d} {s['requests']:10,.0f} {s['wavefronts']:11,.0f} "
+              f"{s['wavefronts'] / req:7.2f} {s['ideal_wavefronts'] / req:6.2f} {str(s['max_degree']) + '-way':>6}  "
               f"{s['diagnosis']}")
         src = _source_line(s["file"], s["line"])
         if src:
-            print(f"{'':>10}     {src}")
+            print(f"{'':>16}     {src}")
         if s.get("fix"):
-            print(f"{'':>10}     fix: {s['fix']}")
+            print(f"{'':>16}     fix: {s['fix']}")
         if draw != "none" and s.get("example") and s.get("max_degree", 1) > 1 and key not in drawn:
             drawn.add(key)
             ex = Example(**s["example"]) if isinstance(s["example"], dict) else s["example"]
+            for c in collisions(ex, limit=3):
+                print(f"{'':>16}     collide: {c}")
             pic = {"text": draw_text, "mermaid": draw_mermaid, "svg": draw_svg}[draw](ex)
             print("\n".join("     " + x for x in pic.splitlines()))
-    print("\nPredicted totals (Nsight Compute metric names; " + r["provenance"]["label"] + "):")
+    print(f"\nPredicted totals ({prov}), named by the Nsight Compute metric each predicts:")
     for k, v in r["totals"].items():
-        print(f"  {k:60s} {v:14,.0f}")
+        unit = "instructions" if "inst_executed" in k else ("conflicts (wavefronts beyond the ideal)"
+                                                            if "conflicts" in k else "wavefronts")
+        print(f"  {k:60s} {v:14,.0f} {unit}")
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Global-memory coalescing: requests, 32-byte sectors and 128-byte lines per warp instruction.
 
-    python -m analysis.coalescing TARGET [--gpu NAME] [--json] [--mermaid] [--svg FILE]
+    python -m analysis.coalescing TARGET [--size N] [--gpu NAME] [--json] [--draw text|mermaid|svg|none] [--mermaid] [--svg]
+    (TARGET: a catalog name, or path/to/file.cu::kernel --grid X,Y --block X,Y --arg NAME=VALUE ...)
 
 L1TEX counts one request per warp-level global load/store with an active lane, and one
 sector per distinct 32-byte segment the active lanes' bytes touch (shared/hardware.md).

@@ -57,6 +57,7 @@ class GPU:
     fp64_tflops: float
     fp16_tensor_tflops: float
     aliases: tuple[str, ...] = ()
+    driver_carveouts_kb: tuple[int, ...] = ()  # the carveouts the driver was seen to pick (measured); () = all but 0
     sources: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -67,6 +68,12 @@ class GPU:
     def carveouts(self) -> tuple[int, ...]:
         """Supported shared-memory capacities per SM in bytes, ascending."""
         return tuple(sorted(kb * 1024 for kb in self.carveouts_kb))
+
+    @property
+    def driver_carveouts(self) -> tuple[int, ...]:
+        """The carveouts the driver picks from for a launch (bytes, ascending): measured where known."""
+        kb = self.driver_carveouts_kb or tuple(k for k in self.carveouts_kb if k > 0)
+        return tuple(sorted(k * 1024 for k in kb))
 
 
 @lru_cache(maxsize=1)
@@ -100,4 +107,5 @@ def get_gpu(name: str | None = None) -> GPU:
     row = dict(rows[key])
     row["carveouts_kb"] = tuple(row["carveouts_kb"])
     row["aliases"] = tuple(row.get("aliases", ()))
+    row["driver_carveouts_kb"] = tuple(row.get("driver_carveouts_kb", ()))
     return GPU(key=key, **row)

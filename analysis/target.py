@@ -427,7 +427,7 @@ def simulate(t: Target, blocks: list[int] | None, seed: int = 0):
     params = parse_signature(t.source, t.kernel)
     args, notes = make_args(params, t.arg_specs, t.blocks * t.threads_per_block)
     t.notes.extend(notes)
-    mod = SourceModule(t.source, options=list(t.options), no_extern_c=True)
+    mod = SourceModule(t.source, options=list(t.options), no_extern_c=True, filename=t.filename)
     f = mod.get_function(t.kernel)
     kw = dict(block=t.block, grid=t.grid, shared=t.shared)
     if blocks is not None:
@@ -435,13 +435,15 @@ def simulate(t: Target, blocks: list[int] | None, seed: int = 0):
     return f(*args, **kw)
 
 
-def trace_models(t: Target, all_blocks: bool = False, use_cache: bool = True) -> dict:
+def trace_models(t: Target, all_blocks: bool = False, use_cache: bool = True, use_sass: bool = True) -> dict:
     """Coalescing and bank results for a target (both at once: one simulation feeds both).
 
     Cached on disk by target, sampling and code version, so a second command answers at once.
     """
+    from . import sass as sass_mod
     blocks, weights = plan_blocks(t.grid, t.threads_per_block, all_blocks)
-    key = hashlib.sha256(f"{t.key()}|{blocks}|{_code_hash()}".encode()).hexdigest()
+    disasm = sass_mod.find_nvdisasm() if use_sass else None
+    key = hashlib.sha256(f"{t.key()}|{blocks}|{_code_hash()}|{disasm}".encode()).hexdigest()
     path = _cache_path(key)
     if use_cache and path.exists():
         try:
@@ -455,8 +457,24 @@ def trace_models(t: Target, all_blocks: bool = False, use_cache: bool = True) ->
         raise TargetError("the simulator returned no trace")
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
+    level = "PTX"
+    if disasm:
+        try:
+            ops = sass_mod.sass_memory_ops(t.source, list(t.options), t.filename, t.kernel)
+        except Exception as e:  # noqa: BLE001 - SASS is a refinement: without it, PTX-level counts
+            ops = None
+            t.notes.append(f"SASS unavailable ({type(e).__name__}: {str(e).splitlines()[0][:80]}); PTX-level counts")
+        if ops is not None:
+            trace.events, sass_notes = sass_mod.regroup(trace.events, ops)
+            level = "SASS"
+            t.notes.append("instructions as ptxas emits them: PTX accesses that ptxas merges into wider "
+                           "loads/stores are counted as one (SASS from nvdisasm)")
+            t.notes.extend("SASS: " + n for n in sass_notes[:8])
+    if level == "PTX":
+        t.notes.append("PTX-level counts: ptxas may merge neighbouring accesses into wider ones "
+                       "(pip install nvidia-cuda-nvdisasm for SASS-level counts)")
     result = {
-        "target": t.describe(), "grid": list(t.grid), "block": list(t.block),
+        "target": t.describe(), "grid": list(t.grid), "block": list(t.block), "level": level,
         "coalescing": coalescing.analyze(trace, weights),
         "banks": banks.analyze(trace, weights),
         "local": local_summary(trace, weights),

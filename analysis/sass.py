@@ -1,0 +1,326 @@
+"""From PTX-level trace rows to the memory instructions the GPU really issues (SASS).
+
+Why: ptxas merges neighbouring PTX loads and stores into wider ones when it can prove the
+alignment (four `ld.shared.f32` at [r], [r+4], [r+8], [r+12] become one `LDS.128`). ncu
+counts the SASS instructions, so a PTX-level trace over-counts shared instructions (and
+misjudges their wavefronts: four broadcast words are four wavefronts, one broadcast
+16-byte word is one). Measured on the H100: sgemm_smem issues 81,920 LDS where its PTX
+has 131,072 ld.shared.
+
+How: NVRTC compiles the same source to a cubin, nvdisasm (pip: nvidia-cuda-nvdisasm)
+lists the SASS with source lines, and for each source line the PTX accesses of the trace
+are grouped into the SASS widths found on that line: sorted by address, split into
+contiguous, aligned chunks whose widths use up the SASS widths exactly. Grouped rows are
+joined per warp execution (the k-th execution by a warp of each member) into one wider
+access. Lines where no such grouping exists are left as PTX and listed in the notes.
+Without nvdisasm everything stays PTX-level, and the output says so.
+"""
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sysconfig
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from cudasim.trace import MemEvent
+
+_SPACE = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "LDG": ("global", "ld"), "STG": ("global", "st"),
+          "LD": ("generic", "ld"), "ST": ("generic", "st"), "LDL": ("local", "ld"), "STL": ("local", "st")}
+_INS_RE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s*(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)((?:\.[A-Z0-9_]+)*)\s")
+_LOC_RE = re.compile(r'//## File "([^"]+)", line (\d+)')
+_FUN_RE = re.compile(r"^\.text\.([\w$.]+):")
+
+
+def find_nvdisasm() -> str | None:
+    """nvdisasm from PATH, the pip wheel (nvidia-cuda-nvdisasm) or a toolkit; None when absent
+    or when CUDAPERF_NO_SASS is set (PTX-level counts)."""
+    if os.environ.get("CUDAPERF_NO_SASS"):
+        return None
+    exe = shutil.which("nvdisasm")
+    if exe:
+        return exe
+    pure = sysconfig.get_paths()["purelib"]
+    for pat in (f"{pure}/nvidia/cu13/bin/nvdisasm", f"{pure}/nvidia/*/bin/nvdisasm", "/usr/local/cuda*/bin/nvdisasm"):
+        hits = sorted(glob.glob(pat))
+        if hits:
+            return hits[-1]
+    return None
+
+
+def _width(mods: str) -> int:
+    """Bytes per lane from SASS modifiers (.64, .128, .U8, .S16 ...); 4 by default."""
+    for m in mods.split("."):
+        if m in ("64", "128"):
+            return int(m) // 8
+        if m in ("U8", "S8"):
+            return 1
+        if m in ("U16", "S16"):
+            return 2
+    return 4
+
+
+def parse_sass(text: str) -> dict[str, dict[tuple[str, int], list[tuple[str, str, int]]]]:
+    """nvdisasm -g output -> {function: {(file basename, line): [(space, op, bytes per lane)]}}."""
+    out: dict[str, dict] = {}
+    fun, loc = None, ("", 0)
+    for line in text.splitlines():
+        if m := _FUN_RE.match(line.strip()):
+            fun = m.group(1)
+            out.setdefault(fun, defaultdict(list))
+            continue
+        if m := _LOC_RE.search(line):
+            loc = (os.path.basename(m.group(1)), int(m.group(2)))
+            continue
+        if fun is None:
+            continue
+        if m := _INS_RE.match(line):
+            op = m.group(1)
+            if op in _SPACE:
+                sp, kind = _SPACE[op]
+                out[fun][loc].append((sp, kind, _width(m.group(2))))
+    return {f: dict(v) for f, v in out.items()}
+
+
+def _cubin(source: str, options: list[str], filename: str, exprs: list[str]) -> tuple[bytes, dict[str, str]]:
+    from cuda.bindings import nvrtc
+
+    from cudasim.compile import include_dirs
+    opts = ["-arch=sm_90", "-lineinfo", "-std=c++17", *options] + [f"-I{d}" for d in include_dirs()]
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], [])
+    try:
+        for e in exprs:
+            nvrtc.nvrtcAddNameExpression(prog, e.encode())
+        (res,) = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
+        if res != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise RuntimeError("NVRTC failed to compile the cubin")
+        _, size = nvrtc.nvrtcGetCUBINSize(prog)
+        buf = b" " * size
+        nvrtc.nvrtcGetCUBIN(prog, buf)
+        lowered = {}
+        for e in exprs:
+            _, name = nvrtc.nvrtcGetLoweredName(prog, e.encode())
+            lowered[e] = name.decode()
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+    return buf, lowered
+
+
+def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str,
+                    mangled: str | None = None) -> dict[tuple[str, int], list[tuple[str, str, int]]] | None:
+    """SASS memory instructions of one kernel by source line, or None without nvdisasm. Cached on disk."""
+    exe = find_nvdisasm()
+    if exe is None:
+        return None
+    exprs = [kernel] if "<" in kernel else []
+    key = hashlib.sha256(json.dumps([source, options, filename, kernel, exe, 1]).encode()).hexdigest()[:32]
+    base = os.environ.get("CUDASIM_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudasim")
+    path = Path(base) / "sass" / f"{key}.json"
+    if path.exists():
+        try:
+            d = json.loads(path.read_text())
+            return {(f, int(l)): [tuple(x) for x in v] for f, l, v in d}
+        except (ValueError, TypeError):
+            pass
+    cubin, lowered = _cubin(source, options, os.path.basename(filename), exprs)
+    tmp = path.with_suffix(f".{os.getpid()}.cubin")
+    tmp.parent.mkdir(parents=True, exist_ok=True)
+    tmp.write_bytes(cubin)
+    try:
+        text = subprocess.run([exe, "-g", "-c", str(tmp)], capture_output=True, text=True, timeout=120).stdout
+    finally:
+        tmp.unlink(missing_ok=True)
+    funs = parse_sass(text)
+    name = lowered.get(kernel) or mangled or kernel
+    ops = funs.get(name)
+    if ops is None:
+        cands = [f for f in funs if f == kernel or f.startswith(f"_Z{len(kernel)}{kernel}")]
+        ops = funs.get(cands[0]) if len(cands) == 1 else None
+    if ops is None:
+        return None
+    try:
+        path.write_text(json.dumps([[f, l, v] for (f, l), v in ops.items()]))
+    except OSError:
+        pass
+    return ops
+
+
+# ---- regrouping the trace ------------------------------------------------------------------
+
+def _occurrence(ev: MemEvent) -> np.ndarray:
+    """(n,) k for each row: this is the k-th row of its (block, warp) in the event."""
+    key = ev.blocks.astype(np.int64) * 65536 + ev.warps.astype(np.int64)
+    order = np.argsort(key, kind="stable")
+    ks = key[order]
+    start = np.r_[0, np.flatnonzero(ks[1:] != ks[:-1]) + 1]
+    run = np.repeat(start, np.diff(np.r_[start, len(ks)]))
+    occ = np.empty(len(key), np.int64)
+    occ[order] = np.arange(len(key)) - run
+    return occ
+
+
+def _rep_addr(ev: MemEvent) -> int:
+    m = int(ev.masks[0])
+    lane = (m & -m).bit_length() - 1 if m else 0
+    return int(ev.addrs[0, lane])
+
+
+def _plan(evs: list[MemEvent], widths: Counter) -> list[list[MemEvent]] | None:
+    """Chunks of `evs` (same space/op/line) whose sizes use up the SASS `widths`, or None."""
+    evs = sorted(evs, key=_rep_addr)
+    size = evs[0].size
+    if any(e.size != size for e in evs):
+        return None
+    runs: list[list[MemEvent]] = [[evs[0]]]
+    for e in evs[1:]:
+        prev = runs[-1][-1]
+        if (_rep_addr(e) == _rep_addr(prev) + size and len(e) == len(prev)
+                and np.array_equal(e.addrs.astype(np.int64) - prev.addrs.astype(np.int64),
+                                   np.where(e.lane_active(), size, 0))):
+            runs[-1].append(e)
+        else:
+            runs.append([e])
+    left = Counter(widths)
+    chunks: list[list[MemEvent]] = []
+    for run in runs:
+        i = 0
+        while i < len(run):
+            for w in sorted((w for w in left if left[w] > 0), reverse=True):
+                k = w // size
+                if w % size or k < 1 or i + k > len(run):
+                    continue
+                act = run[i].lane_active()
+                if k > 1 and np.any((run[i].addrs[act] % np.uint64(w)) != 0):
+                    continue
+                chunks.append(run[i:i + k])
+                left[w] -= 1
+                i += k
+                break
+            else:
+                return None
+    return chunks if not +left else None
+
+
+def _split(ev: MemEvent, u: int) -> list[MemEvent] | None:
+    """One event per unrolled copy: rows whose occurrence is r mod u, ordered by (block, warp, occurrence // u)."""
+    occ = _occurrence(ev)
+    key = ev.blocks.astype(np.int64) * 65536 + ev.warps.astype(np.int64)
+    counts = np.unique(key, return_counts=True)[1]
+    if np.any(counts % u):
+        return None
+    out = []
+    for r in range(u):
+        sel = np.flatnonzero(occ % u == r)
+        order = sel[np.lexsort((occ[sel] // u, key[sel]))]
+        out.append(MemEvent(ev.pc, ev.line, ev.file, ev.text, ev.space, ev.op, ev.size, ev.blocks[order],
+                            ev.warps[order], ev.masks[order], ev.addrs[order]))
+    return out
+
+
+def _plan_unrolled(evs: list[MemEvent], widths: Counter) -> list[list[MemEvent]] | None:
+    """ptxas unrolled the loop further than the PTX and merged across iterations (As[i][k..k+3]
+    over k): split each PTX access into u copies (u = SASS bytes / PTX bytes on the line) and plan."""
+    ptx_bytes = sum(e.size for e in evs)
+    sass_bytes = sum(w * c for w, c in widths.items())
+    if sass_bytes % ptx_bytes or sass_bytes // ptx_bytes < 2 or len({len(e) for e in evs}) != 1:
+        return None
+    u = sass_bytes // ptx_bytes
+    virtual = []
+    for e in evs:
+        parts = _split(e, u)
+        if parts is None:
+            return None
+        virtual.extend(parts)
+    return _plan(virtual, widths)
+
+
+def _merge(chunk: list[MemEvent]) -> MemEvent:
+    first = chunk[0]
+    if len(chunk) == 1:
+        return first
+    n = len(first)
+    occ = [_occurrence(e) for e in chunk]
+    same = all(len(e) == n and np.array_equal(e.blocks, first.blocks) and np.array_equal(e.warps, first.warps)
+               and np.array_equal(o, occ[0]) for e, o in zip(chunk, occ))
+    if not same:
+        raise ValueError("members differ in their rows")
+    masks = first.masks.copy()
+    for e in chunk[1:]:
+        masks |= e.masks
+    text = f"{first.text}  [x{len(chunk)} merged by ptxas into one {first.size * len(chunk)}-byte access]"
+    return MemEvent(min(e.pc for e in chunk), first.line, first.file, text, first.space, first.op,
+                    first.size * len(chunk), first.blocks, first.warps, masks, first.addrs)
+
+
+def _drop_covered(evs: list[MemEvent]) -> tuple[list[MemEvent], int]:
+    """Loads whose bytes, in every row and lane, lie inside another load's on the same line."""
+    keep, dropped = [], 0
+    for i, e in enumerate(evs):
+        covered = False
+        for j, g in enumerate(evs):
+            if j == i or g.size < e.size or len(g) != len(e) or (g.size == e.size and j > i):
+                continue
+            if not (np.array_equal(g.blocks, e.blocks) and np.array_equal(g.warps, e.warps)):
+                continue
+            act = e.lane_active()
+            ea, ga = e.addrs.astype(np.int64), g.addrs.astype(np.int64)
+            if np.all(~act | ((ga <= ea) & (ea + e.size <= ga + g.size) & g.lane_active())):
+                covered = True
+                break
+        if covered:
+            dropped += 1
+        else:
+            keep.append(e)
+    return keep, dropped
+
+
+def regroup(events: list[MemEvent], sass: dict[tuple[str, int], list[tuple[str, str, int]]]) -> tuple[list[MemEvent], list[str]]:
+    """PTX-level events -> SASS-level events (merged where ptxas merged); notes on lines left as PTX."""
+    by: dict[tuple, list[MemEvent]] = defaultdict(list)
+    for ev in events:
+        if ev.space in ("global", "shared", "local") and ev.op in ("ld", "st"):
+            by[(os.path.basename(ev.file), ev.line, ev.space, ev.op)].append(ev)
+    out = [ev for ev in events if not (ev.space in ("global", "shared", "local") and ev.op in ("ld", "st"))]
+    notes = []
+    for (f, line, space, op), evs in by.items():
+        ops = sass.get((f, line), [])
+        if op == "ld":
+            evs, dropped = _drop_covered(evs)
+            if dropped:
+                notes.append(f"{f}:{line} {space} ld: {dropped} PTX load(s) re-reading bytes another load on the "
+                             "line already read, dropped (ptxas removes them)")
+        widths = Counter(w for sp, o, w in ops if o == op and sp in (space, "generic"))
+        n_ptx = len({e.pc for e in evs})
+        if not widths or (set(widths) == {evs[0].size} and all(e.size == evs[0].size for e in evs)):
+            out.extend(evs)  # SASS as wide as PTX (perhaps unrolled further by ptxas): nothing merged
+            continue
+        plan = None
+        if len({e.pc for e in evs}) == len(evs):  # one event per PTX instruction
+            # ptxas may also unroll a loop further than the PTX: compare bytes, not counts
+            ratio = sum(e.size for e in evs) / sum(w * c for w, c in widths.items())
+            scaled = {w: c * ratio for w, c in widths.items()}
+            if all(abs(v - round(v)) < 1e-9 and round(v) >= 0 for v in scaled.values()):
+                plan = _plan(evs, Counter({w: int(round(v)) for w, v in scaled.items() if round(v) > 0}))
+        if plan is None and widths:
+            plan = _plan_unrolled(evs, widths)
+        if plan is None:
+            notes.append(f"{f}:{line} {space} {op}: {n_ptx} PTX instruction(s), {sum(widths.values())} SASS; "
+                         "counted as PTX")
+            out.extend(evs)
+            continue
+        try:
+            out.extend(_merge(c) for c in plan)
+        except ValueError:
+            notes.append(f"{f}:{line} {space} {op}: merged instructions ran a different number of times; "
+                         "counted as PTX")
+            out.extend(evs)
+    out.sort(key=lambda e: (e.pc, e.space))
+    return out, notes
