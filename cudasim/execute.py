@@ -25,7 +25,7 @@ from .ptx import STATE_SPACES, Function, Instruction, Module, Operand
 from .state import Batch, Entry, Mask, new_batch
 from .trace import MemEvent, Trace
 
-_NORMAL, _BRA, _EXIT, _NOP = 0, 1, 2, 3
+_NORMAL, _BRA, _EXIT = 0, 1, 2
 _MULTI = np.int64(0xFFFFFFFF)  # "several warps" in a read stamp
 MAX_WARP_INSTRUCTIONS = 2_000_000_000
 SHARED_LIMIT = 48 * 1024  # without the opt-in attribute
@@ -163,6 +163,10 @@ class Program:
     def _gather_addr(self, b: Batch, addr, idx: np.ndarray) -> np.ndarray:
         a = np.asarray(addr)
         return np.full(len(idx), a, np.uint64) if a.ndim == 0 else a[idx].astype(np.uint64)
+
+    def _spaces(self, space: str, a: np.ndarray) -> dict[str, tuple[np.ndarray | None, np.ndarray]]:
+        """{space: (positions or None for all, space addresses)}: generic addresses are split by window."""
+        return self._split_generic(a) if space == "generic" else {space: (None, a)}
 
     def _split_generic(self, a: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Generic addresses -> {space: (positions, space addresses)}."""
@@ -377,9 +381,12 @@ class Program:
         n = len(items)
         if ins.has("v8") or t == "b128":
             raise O.unsupported(ins)
-        puts = [O.writer(x, self) for x in items]
         esize = dt.itemsize
+        for x in items:
+            if x.kind != "sink" and x.name not in self.reg_types:
+                raise O.unsupported(ins, f"{x} is not a register")
         if space == "param":
+            puts = [O.writer(x, self) for x in items]
             if src.base is None or src.base.kind != "sym" or src.base.name not in self.param_offsets:
                 raise O.unsupported(ins, "parameter access through a pointer")
             off = self.param_offsets[src.base.name].offset + src.offset
@@ -394,7 +401,7 @@ class Program:
         def ld(b: Batch, m: Mask) -> None:
             idx = m.idx
             a = self._gather_addr(b, addr(b), idx)
-            parts = self._split_generic(a) if space == "generic" else {space: (None, a)}
+            parts = self._spaces(space, a)
             vals = np.empty((len(idx), n), np.dtype(f"u{esize}"))
             for sp, (pos, sa) in parts.items():
                 sidx = idx if pos is None else idx[pos]
@@ -408,12 +415,9 @@ class Program:
                     vals[pos] = v
                 self.record(b, pc, ins, "global" if sp == "const" else sp, "ld", esize * n, sidx, sa)
             typed = vals.view(dt)
-            for i, p in enumerate(puts):
-                r = b.regs[items[i].name] if items[i].kind == "reg" else None
-                if r is None:
-                    continue
-                col = typed[:, i]
-                r[idx] = col.astype(r.dtype) if col.dtype.itemsize != r.dtype.itemsize else col.view(r.dtype)
+            for i, item in enumerate(items):
+                if item.kind != "sink":
+                    _scatter(b, item.name, idx, typed[:, i])
         return ld
 
     def _d_st(self, ins: Instruction, pc: int):
@@ -438,7 +442,7 @@ class Program:
                 v = np.asarray(r(b))
                 v = v.view(udt) if v.dtype.itemsize == esize else v.astype(dt).view(udt)
                 vals[:, i] = v[idx] if v.ndim else v
-            parts = self._split_generic(a) if space == "generic" else {space: (None, a)}
+            parts = self._spaces(space, a)
             for sp, (pos, sa) in parts.items():
                 sidx = idx if pos is None else idx[pos]
                 arr, off = self._locate(b, ins, sp, sidx, sa, esize * n)
@@ -471,7 +475,7 @@ class Program:
             idx = m.idx
             a = self._gather_addr(b, addr(b), idx)
             operand = [np.broadcast_to(np.asarray(r(b)), (b.L,))[idx].astype(dt) for r in rv]
-            parts = self._split_generic(a) if space == "generic" else {space: (None, a)}
+            parts = self._spaces(space, a)
             old = np.empty(len(idx), dt)
             for sp, (pos, sa) in parts.items():
                 sidx = idx if pos is None else idx[pos]
@@ -684,7 +688,6 @@ class Program:
             rstride = O.reader(stride_o, "u32", self) if stride_o is not None else None
             flat = np.arange(32)[:, None] * per + np.arange(per)  # lane l holds row-major elements l*per..
             er, ec = flat // cols, flat % cols
-            puts = [O.writer(x, self) for x in items]
             readers = [O.reader(x, "f32" if t == "tf32" else t, self) for x in items]
             esize = dt.itemsize
 
@@ -703,14 +706,12 @@ class Program:
                 a = base[:, None, None] + (elem * esize).astype(np.uint64)  # (warps, 32, per)
                 for k in range(per):
                     ak = a[:, :, k].ravel()
-                    parts = self._split_generic(ak) if space == "generic" else {space: (None, ak)}
+                    parts = self._spaces(space, ak)
                     for sp, (pos, sa) in parts.items():
                         sidx = lanes if pos is None else lanes[pos]
                         arr, off = self._locate(b, ins, sp, sidx, sa, esize)
                         if kind == "load":
-                            v = self._read(arr, off, esize, 1)[:, 0].view(dt)
-                            r = b.regs[items[k].name]
-                            r[sidx] = v.view(r.dtype) if r.dtype.itemsize == esize else v.astype(r.dtype)
+                            _scatter(b, items[k].name, sidx, self._read(arr, off, esize, 1)[:, 0].view(dt))
                         else:
                             v = np.broadcast_to(np.asarray(readers[k](b)), (b.L,))[sidx].astype(dt)
                             self._write(arr, off, esize, v.view(np.dtype(f"u{esize}"))[:, None])
@@ -887,6 +888,12 @@ class Program:
                    else [int(x) for x in traced])
         self.trace_rows = {}
         return tr, stats, list(self.findings.values())
+
+
+def _scatter(b: Batch, name: str, idx: np.ndarray, v: np.ndarray) -> None:
+    """Write loaded values into register `name` at lanes `idx` (reinterpreted, or extended/truncated)."""
+    r = b.regs[name]
+    r[idx] = v.view(r.dtype) if v.dtype.itemsize == r.dtype.itemsize else v.astype(r.dtype)
 
 
 def _warps(m: Mask, W: int) -> int:

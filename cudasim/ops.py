@@ -26,9 +26,6 @@ from .state import Batch, Mask
 Op = Callable[[Batch, Mask], None]
 Reader = Callable[[Batch], "np.ndarray | np.generic"]
 
-_INT_KIND = {"b", "u", "s"}
-
-
 def dtype_of(t: str) -> np.dtype:
     try:
         return np.dtype(TYPES[t][0])
@@ -142,6 +139,11 @@ def _ftz(x, dt):
     return np.where(np.abs(x) < tiny, np.copysign(dt.type(0), x), x).astype(dt)
 
 
+def _sat(x, dt):
+    """`.sat` on floats: clamp to [0, 1], NaN to 0."""
+    return np.clip(np.nan_to_num(x, nan=0.0), 0, 1).astype(dt)
+
+
 def _mulhi(a, b, dt: np.dtype):
     """High half of the full product, at the width of `dt`."""
     if dt.itemsize <= 4:
@@ -184,10 +186,6 @@ def _two_prod_fma64(a, b, c):
     return np.where(np.isfinite(r) & np.isfinite(p), r, a * b + c)
 
 
-def _shift_amount(ins: Instruction, o: Operand, ctx) -> Reader:
-    return reader(o, "u32", ctx)
-
-
 def _popc(x):
     x = np.asarray(x)
     if hasattr(np, "bitwise_count"):
@@ -226,10 +224,6 @@ def decode(ins: Instruction, ctx) -> Op:
         raise unsupported(ins, str(e)) from None
 
 
-def _arith_dt(ins: Instruction) -> np.dtype:
-    return dtype_of(ins.type)
-
-
 def _d_binary(ins: Instruction, ctx) -> Op:
     base, t = ins.base, ins.type
     dt = dtype_of(t)
@@ -249,7 +243,7 @@ def _d_binary(ins: Instruction, ctx) -> Op:
             if ftz:
                 r = _ftz(r, dt)
             if sat:
-                r = np.clip(np.nan_to_num(r, nan=0.0), 0, 1).astype(dt)
+                r = _sat(r, dt)
             put(b, r, m)
         return op
     if ins.has("sat"):
@@ -281,11 +275,11 @@ def _d_binary(ins: Instruction, ctx) -> Op:
 def _d_mad(ins: Instruction, ctx) -> Op:
     t = ins.type
     dt = dtype_of(t)
+    if dt.kind == "f":
+        return _fma(ins, ctx)
     d, a, bo, c = ins.operands[:4]
     put = writer(d, ctx)
     ra, rb = reader(a, t, ctx), reader(bo, t, ctx)
-    if dt.kind == "f" or ins.base == "fma":
-        return _fma(ins, ctx)
     if ins.has("wide"):
         w = _wide(dt)
         rc = reader(c, {"i": "s", "u": "u"}[w.kind] + str(8 * w.itemsize), ctx)
@@ -319,7 +313,7 @@ def _fma(ins: Instruction, ctx) -> Op:
             if ftz:
                 r = _ftz(r, dt)
             if sat:
-                r = np.clip(np.nan_to_num(r, nan=0.0), 0, 1).astype(dt)
+                r = _sat(r, dt)
             put(b, r, m)
         return op
     if t == "f64":
@@ -376,8 +370,6 @@ def _d_unary(ins: Instruction, ctx) -> Op:
     if base == "neg":
         return lambda b, m: put(b, np.negative(ra(b), dtype=dt), m)
     if base == "abs":
-        if dt.kind == "f":
-            return lambda b, m: put(b, np.abs(ra(b)).astype(dt), m)
         return lambda b, m: put(b, np.abs(ra(b)).astype(dt), m)
     if base == "not":
         if dt == np.bool_:
@@ -448,12 +440,10 @@ def _d_logic(ins: Instruction, ctx) -> Op:
 def _d_shift(ins: Instruction, ctx) -> Op:
     t = ins.type
     dt = dtype_of(t)
-    if ins.base == "shr" and t.startswith("s"):
-        pass
-    elif ins.base == "shr":
-        dt = _unsigned(dt)
+    if ins.base == "shr" and not t.startswith("s"):
+        dt = _unsigned(dt)  # logical shift
     d, a, bo = ins.operands[:3]
-    ra, rs, put = reader(a, t, ctx), _shift_amount(ins, bo, ctx), writer(d, ctx)
+    ra, rs, put = reader(a, t, ctx), reader(bo, "u32", ctx), writer(d, ctx)  # shift amounts are .u32
     width = 8 * dt.itemsize
     left = ins.base == "shl"
 
@@ -621,7 +611,7 @@ def _d_cvt(ins: Instruction, ctx) -> Op:
                 x = _ftz(x, ad) if ftz else x
                 r = f(x).astype(dd)
                 if sat:
-                    r = np.clip(np.nan_to_num(r, nan=0.0), 0, 1).astype(dd)
+                    r = _sat(r, dd)
                 put(b, r, m)
             return fround
         if dd.itemsize < ad.itemsize and frnd not in (None, "rn"):
@@ -633,7 +623,7 @@ def _d_cvt(ins: Instruction, ctx) -> Op:
             if ftz:
                 r = _ftz(r, dd)
             if sat:
-                r = np.clip(np.nan_to_num(r, nan=0.0), 0, 1).astype(dd)
+                r = _sat(r, dd)
             put(b, r, m)
         return fconv
     if dd.kind != "f" and ad.kind == "f":  # float -> int: round, saturate, NaN -> 0
