@@ -34,11 +34,12 @@ extern "C" __global__ void __launch_bounds__(256) dgemm_packed(int M, int N, int
 // Bt[threadIdx.x][k]: a column walk with a pitch of 32 doubles = 64 words. Every lane of a
 // half-warp lands in the same two banks: a 16-way conflict on each 8-byte read.
 #define DT 32
-extern "C" __global__ void dgemm_smem(int M, int N, int K, double alpha, const double* A, const double* B,
-                                      double beta, double* C)
+template <int PAD>  // padding doubles per row of Bt
+__device__ void dgemm_tiles(int M, int N, int K, double alpha, const double* A, const double* B, double beta,
+                            double* C)
 {
     __shared__ double As[DT][DT];
-    __shared__ double Bt[DT][DT];
+    __shared__ double Bt[DT][DT + PAD];
     const int tx = threadIdx.x, ty = threadIdx.y;  // block 32 x 8: each thread 4 rows
     const int col = blockIdx.x * DT + tx;
     double acc[4] = {};
@@ -60,32 +61,18 @@ extern "C" __global__ void dgemm_smem(int M, int N, int K, double alpha, const d
     }
 }
 
+extern "C" __global__ void dgemm_smem(int M, int N, int K, double alpha, const double* A, const double* B,
+                                      double beta, double* C)
+{
+    dgemm_tiles<0>(M, N, K, alpha, A, B, beta, C);
+}
+
 // The same kernel with one padding double per row of Bt (pitch 33 doubles = 66 words): lane l
 // of a half-warp starts at bank 2l mod 32, so the 16 lanes cover all 32 banks once.
 extern "C" __global__ void dgemm_smem_conflict_free(int M, int N, int K, double alpha, const double* A,
                                                     const double* B, double beta, double* C)
 {
-    __shared__ double As[DT][DT];
-    __shared__ double Bt[DT][DT + 1];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int col = blockIdx.x * DT + tx;
-    double acc[4] = {};
-    for (int k0 = 0; k0 < K; k0 += DT) {
-        for (int r = ty; r < DT; r += 8) {
-            As[r][tx] = A[(blockIdx.y * DT + r) * K + k0 + tx];
-            Bt[tx][r] = B[(k0 + r) * N + col];
-        }
-        __syncthreads();
-        for (int k = 0; k < DT; ++k) {
-            const double b = Bt[tx][k];
-            for (int i = 0; i < 4; ++i) acc[i] += As[ty + 8 * i][k] * b;
-        }
-        __syncthreads();
-    }
-    for (int i = 0; i < 4; ++i) {
-        double* c = &C[(blockIdx.y * DT + ty + 8 * i) * N + col];
-        *c = alpha * acc[i] + beta * *c;
-    }
+    dgemm_tiles<1>(M, N, K, alpha, A, B, beta, C);
 }
 
 // FP64 tensor cores (DMMA, 8x8x4) through wmma: 2 warps per 64x64 block tile, each 32 x 64 as
