@@ -106,6 +106,22 @@ def _where(g: dict) -> str:
     return f"{_short(g['file'])}:{g['line']}{n}"
 
 
+def _details(row: dict, example_type):
+    """Print a row's source text and fix; return its example warp (or None) for a picture."""
+    src = _source_line(row["file"], row["line"])
+    if src:
+        print(f"{'':>16}     {src}")
+    if row.get("fix"):
+        print(f"{'':>16}     fix: {row['fix']}")
+    ex = row.get("example")
+    return example_type(**ex) if isinstance(ex, dict) else ex
+
+
+def _picture(ex, draw: str, text, mermaid, svg) -> None:
+    pic = {"text": text, "mermaid": mermaid, "svg": svg}[draw](ex)
+    print("\n".join("     " + x for x in pic.splitlines()))
+
+
 def _coalescing(r: dict, draw: str) -> None:
     from .coalescing import Example, draw_mermaid, draw_svg, draw_text
     prov = r["provenance"]["label"]
@@ -120,16 +136,10 @@ def _coalescing(r: dict, draw: str) -> None:
         eff = g["ideal_sectors"] / g["sectors"] if g["sectors"] else 1.0
         print(f"{_where(g):>16} {g['op']:3} {g['size']:6d} {g['requests']:10,.0f} {g['sectors']:10,.0f} "
               f"{g['sectors'] / req:8.2f} {g['ideal_sectors'] / req:6.2f} {100 * eff:5.0f}%  {g['diagnosis']}")
-        src = _source_line(g["file"], g["line"])
-        if src:
-            print(f"{'':>16}     {src}")
-        if g.get("fix"):
-            print(f"{'':>16}     fix: {g['fix']}")
-        if draw != "none" and g.get("example") and key not in drawn:
+        ex = _details(g, Example)
+        if draw != "none" and ex is not None and key not in drawn:
             drawn.add(key)
-            ex = Example(**g["example"]) if isinstance(g["example"], dict) else g["example"]
-            pic = {"text": draw_text, "mermaid": draw_mermaid, "svg": draw_svg}[draw](ex)
-            print("\n".join("     " + x for x in pic.splitlines()))
+            _picture(ex, draw, draw_text, draw_mermaid, draw_svg)
     print(f"\nPredicted totals ({prov}), named by the Nsight Compute metric each predicts:")
     for k, v in r["totals"].items():
         unit = "requests" if "requests" in k else "sectors"
@@ -152,18 +162,12 @@ def _banks(r: dict, draw: str) -> None:
         print(f"{_where(s):>16} {s['op']:3} {s['size']:6d} {s['requests']:10,.0f} {s['wavefronts']:11,.0f} "
               f"{s['wavefronts'] / req:7.2f} {s['ideal_wavefronts'] / req:6.2f} {str(s['max_degree']) + '-way':>6}  "
               f"{s['diagnosis']}")
-        src = _source_line(s["file"], s["line"])
-        if src:
-            print(f"{'':>16}     {src}")
-        if s.get("fix"):
-            print(f"{'':>16}     fix: {s['fix']}")
-        if draw != "none" and s.get("example") and s.get("max_degree", 1) > 1 and key not in drawn:
+        ex = _details(s, Example)
+        if draw != "none" and ex is not None and s.get("max_degree", 1) > 1 and key not in drawn:
             drawn.add(key)
-            ex = Example(**s["example"]) if isinstance(s["example"], dict) else s["example"]
             for c in collisions(ex, limit=3):
                 print(f"{'':>16}     collide: {c}")
-            pic = {"text": draw_text, "mermaid": draw_mermaid, "svg": draw_svg}[draw](ex)
-            print("\n".join("     " + x for x in pic.splitlines()))
+            _picture(ex, draw, draw_text, draw_mermaid, draw_svg)
     print(f"\nPredicted totals ({prov}), named by the Nsight Compute metric each predicts:")
     for k, v in r["totals"].items():
         unit = "instructions" if "inst_executed" in k else ("conflicts (wavefronts beyond the ideal)"
