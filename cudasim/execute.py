@@ -12,6 +12,7 @@ Blocks are independent, so a large grid is cut into batches that fit in memory.
 """
 from __future__ import annotations
 
+import operator
 import time
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from .cfg import EXIT, build_cfg
 from .errors import BarrierDivergence, LaunchError, MemoryFault, SimulationError, UnsupportedInstruction
 from .memory import HEAP_BASE, LOCAL_WINDOW, SHARED_WINDOW, WINDOW, GlobalMemory
 from .ptx import STATE_SPACES, Function, Instruction, Module, Operand
+from .schedule import Step, regroup
 from .state import Batch, Entry, Mask, new_batch
 from .trace import MemEvent, Trace
 
@@ -32,6 +34,25 @@ SHARED_LIMIT = 48 * 1024  # without the opt-in attribute
 SHARED_OPTIN_LIMIT = 227 * 1024  # sm_90 with cudaFuncAttributeMaxDynamicSharedMemorySize
 _WMMA_SHAPES = {"m16n16k8": (16, 16, 8), "m8n8k4": (8, 8, 4)}
 _WMMA_TYPES = {"tf32": "b32", "f32": "f32", "f64": "f64"}
+# Register-only instructions whose closures work unchanged on stacked (G, lanes) operands.
+_FUSABLE = frozenset({"add", "sub", "mul", "mad", "fma", "min", "max", "and", "or", "xor", "not", "neg", "abs",
+                      "shl", "shr", "mov", "cvt", "setp", "selp", "rcp", "sqrt", "rsqrt", "ex2", "lg2"})
+# Register-only instructions that may be reordered (they touch nothing but the thread's registers).
+_PURE = _FUSABLE | {"div", "rem", "cnot", "popc", "clz", "brev", "sin", "cos", "tanh", "slct", "bfe", "bfi",
+                    "lop3", "prmt", "copysign", "testp", "cvta"}
+_ORDERED_LOAD = frozenset({"volatile", "relaxed", "acquire", "release", "mmio", "cv"})
+_STATE_MEMORIES = ("shared", "global", "const", "param", "local")  # disjoint: not generic addresses
+_MIN_FUSED = 4  # below this, stacking the operands costs more than it saves
+FUSE = True  # run straight-line code regrouped (cudasim.schedule); tests turn it off to compare
+
+
+class _Stacked:
+    """The view of a batch a fused group's first closure runs on: its registers stacked (G, lanes)."""
+
+    __slots__ = ("regs", "L")
+
+    def __init__(self, regs: dict, L: int):
+        self.regs, self.L = regs, L
 
 
 @dataclass
@@ -110,6 +131,7 @@ class Program:
                 self.ops.append(O.decode(ins, self))
         self.batch: Batch | None = None
         self.trace_rows: dict[tuple, list] = {}
+        self.runs: dict[int, tuple] = {}  # pc -> (end pc, steps, instructions): straight-line code from pc
 
     @staticmethod
     def _raiser(ins: Instruction):
@@ -185,24 +207,25 @@ class Program:
             out["bad"] = (np.flatnonzero(bad), a[bad])
         return out
 
-    def _locate(self, b: Batch, ins: Instruction, space: str, idx: np.ndarray, a: np.ndarray, size: int):
-        """(flat byte array, byte offsets) for lanes `idx` at space addresses `a`; checks bounds."""
+    def _locate(self, b: Batch, ins: Instruction, space: str, idx: np.ndarray, a: np.ndarray, size: int,
+                rows: int = 0):
+        """(flat byte array, byte offsets) for lanes `idx` at space addresses `a` (uint64); checks bounds.
+        rows > 0: idx is every lane of the batch, `rows` times over (a fused group)."""
         if space in ("global", "const"):
             b.gmem.check(a, size, f"{ins.where()} `{ins.text}`")
             return b.gmem.heap, (a - np.uint64(HEAP_BASE)).astype(np.int64)
         if space == "shared":
             S = b.shared_size
             limit = self.dynamic_base + b.dynamic_shared if b.dynamic_shared else self.static_shared
-            bad = a + np.uint64(size) > np.uint64(limit)
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
+            if len(a) and int(a.max()) + size > limit:
+                i = int(np.flatnonzero(a + np.uint64(size) > np.uint64(limit))[0])
                 lane = int(idx[i])
                 raise MemoryFault(f"{ins.where()} `{ins.text}`: out-of-bounds shared access at offset "
                                   f"{int(a[i])} ({size} bytes) by thread {lane % b.lpb} of block "
                                   f"{int(b.block_ids[lane // b.lpb])}: the block has {limit} bytes of shared memory")
-            if (a & np.uint64(min(size, 16) - 1)).any():
+            if len(a) and int(np.bitwise_or.reduce(a)) & (min(size, 16) - 1):
                 raise MemoryFault(f"{ins.where()} `{ins.text}`: misaligned {size}-byte shared access")
-            return b.shared, b.lane_block[idx] * S + a.astype(np.int64)
+            return b.shared, self._shared_base(b, idx, rows) + a.view(np.int64)
         if space == "local":
             bad = a + np.uint64(size) > np.uint64(max(self.local_size, 0))
             if bad.any():
@@ -213,6 +236,19 @@ class Program:
             raise MemoryFault(f"{ins.where()} `{ins.text}`: address 0x{int(a[0]):x} is in no memory "
                               f"(a null or uninitialized pointer?)")
         raise UnsupportedInstruction(f"{ins.where()}: memory space .{space} is not modelled")
+
+    @staticmethod
+    def _shared_base(b: Batch, idx: np.ndarray, rows: int) -> np.ndarray:
+        """Byte offset of each lane's block in the batch's shared memory."""
+        if not rows and len(idx) == b.L:  # idx is a subset of the lanes: all of them
+            rows = 1
+        if not rows:
+            return b.lane_block[idx] * b.shared_size
+        key = ("shared base", rows)
+        v = b.cache.get(key)
+        if v is None:
+            v = b.cache[key] = np.tile(b.lane_block * b.shared_size, rows)
+        return v
 
     @staticmethod
     def _read(arr: np.ndarray, off: np.ndarray, esize: int, n: int) -> np.ndarray:
@@ -240,18 +276,23 @@ class Program:
         if space == "local":  # local memory is interleaved word by word across a warp's lanes
             lane = (idx % 32).astype(np.uint64)
             a = (a // np.uint64(4)) * np.uint64(128) + lane * np.uint64(4) + (a % np.uint64(4))
-        if len(idx) == b.L:  # every lane (padding included) is active: no scatter needed
-            A = a.reshape(-1, 32)
-            masks = np.full(b.W, 0xFFFFFFFF, np.uint32)
-        else:
-            A = np.zeros(b.L, np.uint64)
-            A[idx] = a
-            A = A.reshape(-1, 32)
-            act = np.zeros(b.L, np.bool_)
-            act[idx] = True
-            masks = np.packbits(act.reshape(-1, 32), axis=1, bitorder="little").view("<u4").ravel()
-        sel = tw & (masks != 0)
         rows = self.trace_rows.setdefault((pc, space, op, size), [])
+        if len(idx) == b.L:  # every lane (padding included) is active: no scatter needed
+            full = b.cache.get("traced full")
+            if full is None:
+                masks = np.full(b.W, 0xFFFFFFFF, np.uint32)
+                full = b.cache["traced full"] = (bool(tw.all()), (b.warp_block, b.warp_in_block, masks),
+                                                 (b.warp_block[tw], b.warp_in_block[tw], masks[tw]))
+            A = a.reshape(-1, 32)
+            rows.append((*full[1], A) if full[0] else (*full[2], A[tw]))
+            return
+        A = np.zeros(b.L, np.uint64)
+        A[idx] = a
+        A = A.reshape(-1, 32)
+        act = np.zeros(b.L, np.bool_)
+        act[idx] = True
+        masks = np.packbits(act.reshape(-1, 32), axis=1, bitorder="little").view("<u4").ravel()
+        sel = tw & (masks != 0)
         if sel.all():
             rows.append((b.warp_block, b.warp_in_block, masks, A))
         else:
@@ -275,19 +316,15 @@ class Program:
         words = (w0[:, None] + np.arange(k)).ravel() if k > 1 else w0
         w_stamp = st["w_stamp"]
         if not write and not atomic:
-            ws = w_stamp[words]
-            if (ws < 0).any():
+            uninit, raw, wpc = self._read_hazards(b, idx, words, k)
+            if uninit:
                 self.finding("uninitialized shared read", ins, pc,
-                             "reads shared memory that no thread of the block has written", int((ws < 0).sum()))
+                             "reads shared memory that no thread of the block has written", uninit)
+            if raw:
+                self.finding("shared-memory race", ins, pc,
+                             f"reads a word that another warp wrote at line {self._line(wpc)} with no barrier "
+                             f"between (read-after-write)", raw)
             st["reads"].append((words, idx, k))
-            if st["dirty"]:
-                mine = self._stamps(b, idx, k)
-                raw = ((ws >> 32) == (mine >> 32)) & (ws != mine)
-                if raw.any():
-                    wpc = int(st["w_pc"][words[raw][0]])
-                    self.finding("shared-memory race", ins, pc,
-                                 f"reads a word that another warp wrote at line {self._line(wpc)} with no barrier "
-                                 f"between (read-after-write)", int(raw.sum()))
             return
         mine = self._stamps(b, idx, k)
         st["dirty"] = True
@@ -313,6 +350,35 @@ class Program:
             self.finding("shared-memory race", ins, pc, "two warps write the same word with no barrier between "
                          "(write-after-write)", int(dup.sum()))
         st["w_pc"][words] = pc
+
+    def _read_hazards(self, b: Batch, idx: np.ndarray, words: np.ndarray, k: int) -> tuple[int, int, int]:
+        """(never-written words, words another warp wrote since the barrier, the pc of one such write)."""
+        st = self.race
+        ws = st["w_stamp"][words]
+        uninit = int((ws < 0).sum()) if ws.size and ws.min() < 0 else 0
+        raw = wpc = 0
+        if st["dirty"]:
+            mine = self._stamps(b, idx, k)
+            hit = ((ws >> 32) == (mine >> 32)) & (ws != mine)
+            raw = int(hit.sum())
+            if raw:
+                wpc = int(st["w_pc"][words[hit][0]])
+        return uninit, raw, wpc
+
+    def _check_shared_loads(self, b: Batch, pcs: list[int], idx: np.ndarray, lanes: np.ndarray, flat: np.ndarray,
+                            size: int) -> None:
+        """`_check_shared` for a fused group of loads (lanes, flat: `idx` and the offsets of each member
+        one after another): checked at once, and member by member only where there is something to report."""
+        k = max(1, size // 4)
+        w0 = flat // 4
+        words = (w0[:, None] + np.arange(k)).ravel() if k > 1 else w0
+        uninit, raw, _ = self._read_hazards(b, lanes, words, k)
+        if uninit or raw:
+            na = len(idx)
+            for i, pc in enumerate(pcs):
+                self._check_shared(b, pc, self.fn.body[pc], idx, flat[i * na:(i + 1) * na], size, write=False)
+        else:
+            self.race["reads"].append((words, lanes, k))
 
     def _stamps(self, b: Batch, idx: np.ndarray, k: int) -> np.ndarray:
         mine = (self.race["epoch"][b.lane_block[idx]] << 32) | (idx // 32)
@@ -755,10 +821,195 @@ class Program:
         return mma
 
     # -- running ---------------------------------------------------------------------------
+    # -- straight-line code, regrouped ----------------------------------------------------
+    def _straight(self, pc: int) -> tuple[int, list, int]:
+        """(end, steps, instruction count) for the straight-line code from `pc` to the next
+        control instruction or block boundary; steps are (closure, guard, negated)."""
+        n = len(self.kinds)
+        leaders = self.leaders
+        end = pc
+        while end < n and self.kinds[end] == _NORMAL and (end == pc or end not in leaders):
+            end += 1
+        pcs = list(range(pc, end))
+        groups = regroup([self._step(i) for i in pcs]) if FUSE else [[i - pc] for i in pcs]
+        steps = []
+        for grp in groups:
+            members = [pcs[i] for i in grp]
+            if len(members) < _MIN_FUSED:
+                steps.extend((self.ops[i], *self.guards[i]) for i in members)
+            elif self.fn.body[members[0]].base == "ld":
+                steps.append((self._fuse_ld(members), None, False))
+            else:
+                steps.append((self._fuse_alu(members), None, False))
+        run = (end, steps, end - pc)
+        self.runs[pc] = run
+        return run
+
+    @property
+    def leaders(self) -> set[int]:
+        ls = getattr(self, "_leaders", None)
+        if ls is None:
+            ls = self._leaders = {blk.start for blk in self.cfg.blocks}
+        return ls
+
+    def _regs_of(self, o: Operand) -> list[str]:
+        if o.kind == "reg" or (o.kind == "sym" and o.name in self.reg_types):
+            return [o.name]
+        if o.kind == "vec":
+            return [x for it in o.items for x in self._regs_of(it)]
+        if o.kind == "mem" and o.base is not None:
+            return self._regs_of(o.base)
+        return []
+
+    def _step(self, pc: int) -> Step:
+        """The scheduler's view of one instruction: what it reads and writes, and whether it may
+        move (register-only instructions and plain loads) or run fused with others like it."""
+        ins = self.fn.body[pc]
+        base = ins.base
+        space = self._space_of(ins)
+        plain = base in ("ld", "st") and not ins.has(*_ORDERED_LOAD) and space in _STATE_MEMORIES
+        clock = any(o.kind == "sreg" and ("clock" in o.name or "timer" in o.name) for o in ins.operands)
+        if not (base in _PURE or plain) or clock or not ins.operands:
+            return Step(None, frozenset(), frozenset(), fence=True)
+        guard = [ins.guard] if ins.guard else []
+        if base == "st":  # a state space is a register here: stores to it stay ordered with its loads
+            reads = [x for o in ins.operands for x in self._regs_of(o)] + guard
+            return Step(None, frozenset(reads), frozenset(["mem:" + space]))
+        writes = self._regs_of(ins.operands[0]) + ([ins.dest_pred] if ins.dest_pred else [])
+        reads = [x for o in ins.operands[1:] for x in self._regs_of(o)] + guard
+        if base == "ld":
+            reads.append("mem:" + space)
+        return Step(self._signature(ins), frozenset(reads), frozenset(writes))
+
+    def _signature(self, ins: Instruction):
+        """Equal for instructions one closure can run stacked; None where the instruction runs alone."""
+        if ins.guard or ins.dest_pred:
+            return None
+        d = ins.operands[0]
+        if ins.base == "ld":
+            src = ins.operands[1]
+            items = d.items if d.kind == "vec" else (d,)
+            if (self._space_of(ins) == "param" or src.kind != "mem" or src.base is None or src.base.kind != "reg"
+                    or any(x.kind != "reg" for x in items)):
+                return None
+            return ("ld", ins.opcode, self.reg_types[src.base.name], tuple(self.reg_types[x.name] for x in items))
+        if ins.base not in _FUSABLE or d.kind != "reg":
+            return None
+        names: list[str] = []
+        pattern = []
+        for o in ins.operands:
+            if o.kind == "reg" or (o.kind == "sym" and o.name in self.reg_types):
+                if o.name not in names:
+                    names.append(o.name)
+                pattern.append(("r", self.reg_types[o.name], names.index(o.name)))
+            elif o.kind in ("imm", "fimm", "sym"):
+                pattern.append((o.kind, o.value, o.size, o.name))
+            else:
+                return None
+        return ("alu", ins.opcode, tuple(pattern))
+
+    def _fuse_alu(self, pcs: list[int]):
+        """One closure for a group of register-only instructions: the first member's closure runs
+        on the members' registers stacked row by row (a row of one where all name the same)."""
+        body = self.fn.body
+        op0 = self.ops[pcs[0]]
+        ins0 = body[pcs[0]]
+        slots: dict[str, list[str]] = {}
+        for pos, o in enumerate(ins0.operands):
+            if o.kind in ("reg", "sym") and o.name in self.reg_types and o.name not in slots:
+                slots[o.name] = [body[pc].operands[pos].name for pc in pcs]
+        dest = ins0.operands[0].name
+        dests = slots.pop(dest)
+        sources = [(k, _rows(v)) for k, v in slots.items()]
+        dest_rows = _rows(dests)
+        dest_read = any(o.kind == "reg" and o.name == dest for o in ins0.operands[1:])
+        G = len(pcs)
+        last: list = [None, ()]  # the stacked result this closure wrote last, and its rows
+
+        def fused(b: Batch, m: Mask) -> None:
+            regs = b.regs
+            stacked = {}
+            for k, rows in sources:
+                stacked[k] = _stack(regs, rows)
+            if dest_read or not m.full:
+                # accumulators (an fma tile in a loop) are still the rows written last time: no copy
+                same = last[0] is not None and all(map(operator.is_, map(regs.__getitem__, dests), last[1]))
+                stacked[dest] = last[0] if same else _stack(regs, dest_rows)
+            else:
+                stacked[dest] = np.empty((G, b.L), regs[dests[0]].dtype)
+            op0(_Stacked(stacked, b.L), m)
+            out = stacked[dest]
+            if m.full:
+                rows = tuple(out)
+                for x, r in zip(dests, rows):
+                    regs[x] = r
+                last[0], last[1] = out, rows
+            else:
+                for i, x in enumerate(dests):
+                    regs[x][...] = out[i]
+        return fused
+
+    def _fuse_ld(self, pcs: list[int]):
+        """One closure for a group of loads of one form: addresses stacked, bounds checked and
+        memory read once; checks, trace rows and register writes stay per instruction."""
+        body = self.fn.body
+        ins0 = body[pcs[0]]
+        space = self._space_of(ins0)
+        dt = O.dtype_of(ins0.type)
+        esize = dt.itemsize
+        dests = [[x.name for x in (ins.operands[0].items if ins.operands[0].kind == "vec" else
+                                   (ins.operands[0],))] for ins in (body[pc] for pc in pcs)]
+        n = len(dests[0])
+        size = esize * n
+        bases = _rows([body[pc].operands[1].base.name for pc in pcs])
+        offs = np.array([body[pc].operands[1].offset & 0xFFFFFFFFFFFFFFFF for pc in pcs], np.uint64)[:, None]
+        singles = [self.ops[pc] for pc in pcs]
+        G = len(pcs)
+        label = "global" if space == "const" else space
+
+        def fused(b: Batch, m: Mask) -> None:
+            regs = b.regs
+            A = _stack(regs, bases)
+            A = (A.view(np.uint64) if A.itemsize == 8 else A.astype(np.uint64)) + offs  # (G, lanes)
+            if m.full:
+                idx = _lanes(b, 1)
+                lanes = _lanes(b, G)
+            else:
+                idx = m.idx
+                A = A[:, idx]
+                lanes = np.tile(idx, G)
+            a = A.ravel()
+            try:
+                if space in ("global", "const"):  # each load may read its own allocation
+                    b.gmem.check_rows(A, size, f"{ins0.where()} `{ins0.text}`")
+                    arr, off = b.gmem.heap, (a - np.uint64(HEAP_BASE)).astype(np.int64)
+                else:
+                    arr, off = self._locate(b, ins0, space, lanes, a, size, G if m.full else 0)
+            except MemoryFault:
+                for op in singles:  # the first faulting load, in program order, names itself
+                    op(b, m)
+                raise
+            vals = self._read(arr, off, esize, n).view(dt)
+            na = len(idx)
+            if space == "shared" and self.race is not None:
+                self._check_shared_loads(b, pcs, idx, lanes, off, size)
+            for k, pc in enumerate(pcs):
+                sl = slice(k * na, (k + 1) * na)
+                if b.traced_warps is not None:
+                    self.record(b, pc, body[pc], label, "ld", size, idx, a[sl])
+                for i, x in enumerate(dests[k]):
+                    r = regs[x]
+                    v = vals[sl, i]
+                    if m.full and r.dtype == dt:
+                        regs[x] = v
+                    else:
+                        _scatter(b, x, idx, v)
+        return fused
+
     def run_batch(self, b: Batch, stats: dict) -> None:
         body = self.fn.body
         n = len(body)
-        ops, kinds, guards, targets, ipdom = self.ops, self.kinds, self.guards, self.targets, self.cfg.ipdom
+        kinds, guards, targets, ipdom, runs = self.kinds, self.guards, self.targets, self.cfg.ipdom, self.runs
         stack = [Entry(0, Mask.of(b.valid), EXIT)]
         self.stack = stack
         regs = b.regs
@@ -777,17 +1028,19 @@ class Program:
                 continue
             cnt, wc = m.count, _warps(m, W)
             while kinds[pc] == _NORMAL:  # straight-line code: no stack work between instructions
-                ti += cnt
-                wi += wc
-                g, neg = guards[pc]
-                if g is None:
-                    ops[pc](b, m)
-                else:
-                    p = regs[g]
-                    gm = m.mask & ~p if neg else m.mask & p
-                    if gm.any():
-                        ops[pc](b, Mask.of(gm))
-                pc += 1
+                run = runs.get(pc) or self._straight(pc)
+                end, steps, k = run
+                ti += cnt * k
+                wi += wc * k
+                for op, g, neg in steps:
+                    if g is None:
+                        op(b, m)
+                    else:
+                        p = regs[g]
+                        gm = m.mask & ~p if neg else m.mask & p
+                        if gm.any():
+                            op(b, Mask.of(gm))
+                pc = end
                 if pc == reconv or pc >= n:
                     break
             e.pc = pc
@@ -894,6 +1147,31 @@ def _scatter(b: Batch, name: str, idx: np.ndarray, v: np.ndarray) -> None:
     """Write loaded values into register `name` at lanes `idx` (reinterpreted, or extended/truncated)."""
     r = b.regs[name]
     r[idx] = v.view(r.dtype) if v.dtype.itemsize == r.dtype.itemsize else v.astype(r.dtype)
+
+
+def _rows(names: list[str]) -> tuple[list[str], np.ndarray | None, int]:
+    """How to stack registers `names` row by row: (distinct names, row of each name, rows)."""
+    uniq = list(dict.fromkeys(names))
+    index = None if len(uniq) == len(names) else np.array([uniq.index(x) for x in names])
+    return uniq, index, len(names)
+
+
+def _stack(regs: dict, rows: tuple[list[str], np.ndarray | None, int]) -> np.ndarray:
+    """The registers stacked (G, lanes); a single (1, lanes) row, broadcast, where all are one register."""
+    uniq, index, g = rows
+    if len(uniq) == 1:
+        return regs[uniq[0]][None]
+    u = np.concatenate([regs[x] for x in uniq]).reshape(len(uniq), -1)
+    return u if index is None else u[index]
+
+
+def _lanes(b: Batch, g: int) -> np.ndarray:
+    """Every lane index of the batch, `g` times over (cached on the batch)."""
+    key = ("lanes", g)
+    v = b.cache.get(key)
+    if v is None:
+        v = b.cache[key] = np.tile(np.arange(b.L, dtype=np.int64), g)
+    return v
 
 
 def _warps(m: Mask, W: int) -> int:

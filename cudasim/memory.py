@@ -124,6 +124,17 @@ class GlobalMemory:
             raise MemoryFault(f"{what}: misaligned {size}-byte global access at 0x{bad:x} "
                               f"(address must be a multiple of {size})")
 
+    def check_rows(self, addrs: np.ndarray, size: int, what: str) -> None:
+        """`check` for each row of (instructions, lanes) addresses: a row may use its own allocation."""
+        if addrs.size == 0:
+            return
+        for lo, hi, row in zip(addrs.min(1).tolist(), addrs.max(1).tolist(), addrs):
+            a = self.find(lo)
+            if a is None or hi + size > a.end or self.find(hi) is not a:
+                self.check(row, size, what)
+        if int(np.bitwise_or.reduce(addrs, axis=None)) & (size - 1):
+            self.check(addrs.ravel(), size, what)
+
     def _first_bad(self, addrs: np.ndarray, size: int) -> int:
         bases = np.array(self._bases, np.uint64)
         ends = np.array([a.end for a in self.allocs], np.uint64)

@@ -104,10 +104,10 @@ def writer(o: Operand, ctx) -> Callable[[Batch, object, Mask], None]:
     rdt = dtype_of(ctx.reg_types[name])
 
     def put(b: Batch, v, m: Mask) -> None:
-        if m.full and type(v) is np.ndarray and v.base is None and v.dtype == rdt and v.shape == (b.L,):
+        r = b.regs[name]
+        if m.full and type(v) is np.ndarray and v.base is None and v.dtype == rdt and v.shape == r.shape:
             b.regs[name] = v  # a fresh result array: adopt it instead of copying (movs copy first)
             return
-        r = b.regs[name]
         v = np.asarray(v)
         if v.dtype != rdt:
             if v.dtype.itemsize == rdt.itemsize and rdt != np.bool_ and v.dtype != np.bool_:
@@ -446,6 +446,10 @@ def _d_shift(ins: Instruction, ctx) -> Op:
     ra, rs, put = reader(a, t, ctx), reader(bo, "u32", ctx), writer(d, ctx)  # shift amounts are .u32
     width = 8 * dt.itemsize
     left = ins.base == "shl"
+    if bo.kind == "imm" and 0 <= bo.value < width:  # the common case: one numpy op
+        sc = dt.type(bo.value)
+        shift = np.left_shift if left else np.right_shift
+        return lambda b, m: put(b, shift(_cast(ra(b), dt), sc, dtype=dt), m)
 
     def op(b: Batch, m: Mask) -> None:
         x = _cast(ra(b), dt)

@@ -72,6 +72,7 @@ class Batch:
     traced_warps: np.ndarray | None = None  # (W,) bool, None: trace nothing
     warp_block: np.ndarray = None  # (W,) linear grid index of each warp's block
     warp_in_block: np.ndarray = None  # (W,) int32 warp index within its block
+    cache: dict = field(default_factory=dict)  # derived arrays the executor reuses
 
     @property
     def W(self) -> int:

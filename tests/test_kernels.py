@@ -337,3 +337,35 @@ def test_gpu_pipeline_reports_stages_and_overlap():
     gpu = _need_gpu()
     row = gpu.run_pipeline(catalog.get("vector_add_streams"), 1 << 20, repeats=2)
     assert row["ok"] and {"h2d", "kernel", "d2h", "total"} <= set(row["stages_ms"]) and "overlap_pct" in row
+
+
+@pytest.mark.parametrize("k", KERNELS, ids=lambda k: k.name)
+def test_regrouped_straight_line_code_changes_nothing_a_user_sees(k, monkeypatch):
+    """cudasim runs independent instructions of one form as one op (cudasim.schedule); with and
+    without that, the outputs, the trace, the findings and the instruction counts are identical."""
+    _need_sim()
+    import cudasim.execute as ex
+    from kernels import sim
+
+    fused, out_f, _ = sim.run(k.name)
+    monkeypatch.setattr(ex, "FUSE", False)
+    plain, out_p, _ = sim.run(k.name)
+    assert out_f[k.output].tobytes() == out_p[k.output].tobytes()
+    for key in ("thread_instructions", "warp_instructions"):
+        assert fused.stats[key] == plain.stats[key]
+    assert [str(f) for f in fused.findings] == [str(f) for f in plain.findings]
+    assert len(fused.trace.events) == len(plain.trace.events)
+    base_f, base_p = _lowest_global_address(fused.trace), _lowest_global_address(plain.trace)
+    for a, b in zip(fused.trace.events, plain.trace.events):
+        assert (a.pc, a.space, a.op, a.size) == (b.pc, b.space, b.op, b.size)
+        order_a, order_b = np.lexsort((a.warps, a.blocks)), np.lexsort((b.warps, b.blocks))
+        for field in ("blocks", "warps", "masks"):
+            assert np.array_equal(getattr(a, field)[order_a], getattr(b, field)[order_b]), (a.text, field)
+        shift = (base_f, base_p) if a.space == "global" else (0, 0)  # the two runs allocate at different bases
+        rel_a = np.where(a.lane_active(), a.addrs - np.uint64(shift[0]), 0)[order_a]
+        rel_b = np.where(b.lane_active(), b.addrs - np.uint64(shift[1]), 0)[order_b]
+        assert np.array_equal(rel_a, rel_b), a.text
+
+
+def _lowest_global_address(trace) -> int:
+    return min(int(e.addrs[e.lane_active()].min()) for e in trace.events if e.space == "global" and len(e))
