@@ -13,7 +13,6 @@ before it run before it, all after it after.
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -68,28 +67,46 @@ def regroup(steps: Sequence[Step]) -> list[list[int]]:
     do not depend on one another, and every group follows the groups it depends on.
 
     Greedy: the earliest ready instruction goes first, with every ready instruction of its
-    signature; but an instruction whose signature has members not yet ready waits while
-    anything else can run, so that address arithmetic finishes before the loads it feeds
-    and the loads run as one."""
+    signature. But a signature waits while some instruction of it is not ready yet and does
+    not depend on the ready ones (it could join them later) and something else can run: so
+    address arithmetic finishes before the loads it feeds, and the loads run as one."""
     preds = dependencies(steps)
     waiting = [len(p) for p in preds]
     succs: list[list[int]] = [[] for _ in steps]
+    ancestors: list[int] = []  # bit i set: instruction i must run before this one
     for j, p in enumerate(preds):
+        bits = 0
         for i in p:
             succs[i].append(j)
-    left = Counter(s.sig for s in steps if s.sig is not None)  # unscheduled, by signature
+            bits |= ancestors[i] | (1 << i)
+        ancestors.append(bits)
+    unscheduled: dict = {}
+    for j, s in enumerate(steps):
+        if s.sig is not None:
+            unscheduled.setdefault(s.sig, set()).add(j)
     ready = [j for j, w in enumerate(waiting) if w == 0]
     groups: list[list[int]] = []
     while ready:
         ready.sort()
-        on = Counter(steps[j].sig for j in ready if steps[j].sig is not None)
-        first = next((j for j in ready if steps[j].sig is None or on[steps[j].sig] == left[steps[j].sig]), ready[0])
+        by_sig: dict = {}
+        for j in ready:
+            if steps[j].sig is not None:
+                by_sig.setdefault(steps[j].sig, []).append(j)
+
+        def complete(sig) -> bool:
+            on = by_sig[sig]
+            bits = 0
+            for j in on:
+                bits |= 1 << j
+            return all(ancestors[j] & bits for j in unscheduled[sig].difference(on))
+
+        first = next((j for j in ready if steps[j].sig is None or complete(steps[j].sig)), ready[0])
         sig = steps[first].sig
-        group = [j for j in ready if steps[j].sig == sig] if sig is not None else [first]
+        group = by_sig[sig] if sig is not None else [first]
         members = set(group)
         ready = [j for j in ready if j not in members]
         if sig is not None:
-            left[sig] -= len(group)
+            unscheduled[sig] -= members
         groups.append(group)
         for i in group:
             for j in succs[i]:
