@@ -132,6 +132,9 @@ class Program:
         self.batch: Batch | None = None
         self.trace_rows: dict[tuple, list] = {}
         self.runs: dict[int, tuple] = {}  # pc -> (end pc, steps, instructions): straight-line code from pc
+        for blk in self.cfg.blocks:  # scheduled at decode, like the closures
+            if self.kinds[blk.start] == _NORMAL:
+                self._straight(blk.start)
 
     @staticmethod
     def _raiser(ins: Instruction):
@@ -278,13 +281,9 @@ class Program:
             a = (a // np.uint64(4)) * np.uint64(128) + lane * np.uint64(4) + (a % np.uint64(4))
         rows = self.trace_rows.setdefault((pc, space, op, size), [])
         if len(idx) == b.L:  # every lane (padding included) is active: no scatter needed
-            full = b.cache.get("traced full")
-            if full is None:
-                masks = np.full(b.W, 0xFFFFFFFF, np.uint32)
-                full = b.cache["traced full"] = (bool(tw.all()), (b.warp_block, b.warp_in_block, masks),
-                                                 (b.warp_block[tw], b.warp_in_block[tw], masks[tw]))
+            every, head = self._traced_full(b)
             A = a.reshape(-1, 32)
-            rows.append((*full[1], A) if full[0] else (*full[2], A[tw]))
+            rows.append((*head, A if every else A[tw]))
             return
         A = np.zeros(b.L, np.uint64)
         A[idx] = a
@@ -297,6 +296,35 @@ class Program:
             rows.append((b.warp_block, b.warp_in_block, masks, A))
         else:
             rows.append((b.warp_block[sel], b.warp_in_block[sel], masks[sel], A[sel]))
+
+    def record_group(self, b: Batch, pcs: list[int], space: str, op: str, size: int, idx: np.ndarray,
+                     A: np.ndarray) -> None:
+        """`record` for a fused group: A holds each member's addresses for lanes `idx`, row by row."""
+        if b.traced_warps is None or len(idx) == 0:
+            return
+        if len(idx) != b.L or space == "local":
+            for k, pc in enumerate(pcs):
+                self.record(b, pc, self.fn.body[pc], space, op, size, idx, A[k])
+            return
+        every, head = self._traced_full(b)
+        A3 = A.reshape(len(pcs), -1, 32)
+        if not every:
+            A3 = A3[:, b.traced_warps]
+        tr = self.trace_rows
+        for k, pc in enumerate(pcs):
+            tr.setdefault((pc, space, op, size), []).append((*head, A3[k]))
+
+    @staticmethod
+    def _traced_full(b: Batch) -> tuple[bool, tuple]:
+        """(every warp traced, trace row heads: blocks, warps, masks) for an instruction with every lane active."""
+        full = b.cache.get("traced full")
+        if full is None:
+            tw = b.traced_warps
+            masks = np.full(b.W, 0xFFFFFFFF, np.uint32)
+            every = bool(tw.all())
+            full = b.cache["traced full"] = (every, (b.warp_block, b.warp_in_block, masks) if every else
+                                             (b.warp_block[tw], b.warp_in_block[tw], masks[tw]))
+        return full
 
     # -- shared-memory race and initialization checks -------------------------------------
     def _check_shared(self, b: Batch, pc: int, ins: Instruction, idx: np.ndarray, flat: np.ndarray, size: int,
@@ -365,20 +393,39 @@ class Program:
                 wpc = int(st["w_pc"][words[hit][0]])
         return uninit, raw, wpc
 
-    def _check_shared_loads(self, b: Batch, pcs: list[int], idx: np.ndarray, lanes: np.ndarray, flat: np.ndarray,
-                            size: int) -> None:
-        """`_check_shared` for a fused group of loads (lanes, flat: `idx` and the offsets of each member
-        one after another): checked at once, and member by member only where there is something to report."""
+    def _check_shared_group(self, b: Batch, pcs: list[int], idx: np.ndarray, lanes: np.ndarray, flat: np.ndarray,
+                            size: int, write: bool) -> None:
+        """`_check_shared` for a fused group (lanes, flat: `idx` and each member's offsets, one member
+        after another): checked at once; member by member, in order, only where there is a finding."""
+        st = self.race
         k = max(1, size // 4)
         w0 = flat // 4
         words = (w0[:, None] + np.arange(k)).ravel() if k > 1 else w0
-        uninit, raw, _ = self._read_hazards(b, lanes, words, k)
-        if uninit or raw:
+        if not write:
+            uninit, raw, _ = self._read_hazards(b, lanes, words, k)
+            clean = not (uninit or raw)
+            if clean:
+                st["reads"].append((words, lanes, k))
+        else:
+            self._flush_reads(b)
+            mine = self._stamps(b, lanes, k)
+            ep = mine >> 32
+            w_stamp = st["w_stamp"]
+            ws = w_stamp[words]
+            rs = st["r_stamp"][words]
+            clean = not ((((ws >> 32) == ep) & (ws != mine)).any() or (((rs >> 32) == ep) & (rs != mine)).any())
+            if clean:
+                w_stamp[words] = mine
+                if (w_stamp[words] != mine).any():  # two warps write one word within the group
+                    w_stamp[words] = ws
+                    clean = False
+            if clean:
+                st["dirty"] = True
+                st["w_pc"][words] = np.repeat(np.asarray(pcs, np.int32), len(words) // len(pcs))
+        if not clean:
             na = len(idx)
             for i, pc in enumerate(pcs):
-                self._check_shared(b, pc, self.fn.body[pc], idx, flat[i * na:(i + 1) * na], size, write=False)
-        else:
-            self.race["reads"].append((words, lanes, k))
+                self._check_shared(b, pc, self.fn.body[pc], idx, flat[i * na:(i + 1) * na], size, write=write)
 
     def _stamps(self, b: Batch, idx: np.ndarray, k: int) -> np.ndarray:
         mine = (self.race["epoch"][b.lane_block[idx]] << 32) | (idx // 32)
@@ -833,12 +880,13 @@ class Program:
         pcs = list(range(pc, end))
         groups = regroup([self._step(i) for i in pcs]) if FUSE else [[i - pc] for i in pcs]
         steps = []
-        for grp in groups:
+        for grp in _adjacent_stores(groups, [self._store_signature(i) for i in pcs]):
             members = [pcs[i] for i in grp]
+            base = self.fn.body[members[0]].base
             if len(members) < _MIN_FUSED:
                 steps.extend((self.ops[i], *self.guards[i]) for i in members)
-            elif self.fn.body[members[0]].base == "ld":
-                steps.append((self._fuse_ld(members), None, False))
+            elif base in ("ld", "st"):
+                steps.append((self._fuse_memory(members), None, False))
             else:
                 steps.append((self._fuse_alu(members), None, False))
         run = (end, steps, end - pc)
@@ -908,6 +956,19 @@ class Program:
                 return None
         return ("alu", ins.opcode, tuple(pattern))
 
+    def _store_signature(self, pc: int):
+        """Equal for stores that may run as one when the schedule puts them side by side (they then
+        write in their scheduled order, which keeps program order per state space)."""
+        ins = self.fn.body[pc]
+        if ins.base != "st" or ins.guard or ins.has(*_ORDERED_LOAD) or self._space_of(ins) not in (
+                "shared", "global", "local"):
+            return None
+        dst, src = ins.operands[:2]
+        items = src.items if src.kind == "vec" else (src,)
+        if dst.kind != "mem" or dst.base is None or dst.base.kind != "reg" or any(x.kind != "reg" for x in items):
+            return None
+        return ("st", ins.opcode, self.reg_types[dst.base.name], tuple(self.reg_types[x.name] for x in items))
+
     def _fuse_alu(self, pcs: list[int]):
         """One closure for a group of register-only instructions: the first member's closure runs
         on the members' registers stacked row by row (a row of one where all name the same)."""
@@ -949,20 +1010,25 @@ class Program:
                     regs[x][...] = out[i]
         return fused
 
-    def _fuse_ld(self, pcs: list[int]):
-        """One closure for a group of loads of one form: addresses stacked, bounds checked and
-        memory read once; checks, trace rows and register writes stay per instruction."""
+    def _fuse_memory(self, pcs: list[int]):
+        """One closure for a group of loads (or of adjacent stores) of one form: addresses stacked,
+        bounds checked once, memory read or written row by row in order; the race checks and
+        trace rows are done for the group, and member by member only where there is a finding."""
         body = self.fn.body
         ins0 = body[pcs[0]]
+        store = ins0.base == "st"
         space = self._space_of(ins0)
         dt = O.dtype_of(ins0.type)
         esize = dt.itemsize
-        dests = [[x.name for x in (ins.operands[0].items if ins.operands[0].kind == "vec" else
-                                   (ins.operands[0],))] for ins in (body[pc] for pc in pcs)]
-        n = len(dests[0])
+        udt = np.dtype(f"u{esize}")
+        regs_of = [[x.name for x in (o.items if o.kind == "vec" else (o,))]
+                   for o in (body[pc].operands[1 if store else 0] for pc in pcs)]
+        n = len(regs_of[0])
         size = esize * n
-        bases = _rows([body[pc].operands[1].base.name for pc in pcs])
-        offs = np.array([body[pc].operands[1].offset & 0xFFFFFFFFFFFFFFFF for pc in pcs], np.uint64)[:, None]
+        addr = [body[pc].operands[0 if store else 1] for pc in pcs]
+        bases = _rows([o.base.name for o in addr])
+        offs = np.array([o.offset & 0xFFFFFFFFFFFFFFFF for o in addr], np.uint64)[:, None]
+        readers = [[O.reader(Operand("reg", name=x), ins0.type, self) for x in names] for names in regs_of]
         singles = [self.ops[pc] for pc in pcs]
         G = len(pcs)
         label = "global" if space == "const" else space
@@ -972,35 +1038,41 @@ class Program:
             A = _stack(regs, bases)
             A = (A.view(np.uint64) if A.itemsize == 8 else A.astype(np.uint64)) + offs  # (G, lanes)
             if m.full:
-                idx = _lanes(b, 1)
-                lanes = _lanes(b, G)
+                idx, lanes = _lanes(b, 1), _lanes(b, G)
             else:
                 idx = m.idx
                 A = A[:, idx]
                 lanes = np.tile(idx, G)
             a = A.ravel()
             try:
-                if space in ("global", "const"):  # each load may read its own allocation
+                if space in ("global", "const"):  # each member may use its own allocation
                     b.gmem.check_rows(A, size, f"{ins0.where()} `{ins0.text}`")
                     arr, off = b.gmem.heap, (a - np.uint64(HEAP_BASE)).astype(np.int64)
                 else:
                     arr, off = self._locate(b, ins0, space, lanes, a, size, G if m.full else 0)
             except MemoryFault:
-                for op in singles:  # the first faulting load, in program order, names itself
+                for op in singles:  # in order, as unfused: the first faulting member names itself
                     op(b, m)
                 raise
-            vals = self._read(arr, off, esize, n).view(dt)
             na = len(idx)
             if space == "shared" and self.race is not None:
-                self._check_shared_loads(b, pcs, idx, lanes, off, size)
-            for k, pc in enumerate(pcs):
+                self._check_shared_group(b, pcs, idx, lanes, off, size, store)
+            if b.traced_warps is not None:
+                self.record_group(b, pcs, label, "st" if store else "ld", size, idx, A)
+            if store:
+                for k in range(G):
+                    vals = np.empty((na, n), udt)
+                    for i, r in enumerate(readers[k]):
+                        v = r(b)
+                        vals[:, i] = (v if m.full else v[idx]).view(udt)
+                    self._write(arr, off[k * na:(k + 1) * na], esize, vals)
+                return
+            vals = self._read(arr, off, esize, n).view(dt)
+            for k in range(G):
                 sl = slice(k * na, (k + 1) * na)
-                if b.traced_warps is not None:
-                    self.record(b, pc, body[pc], label, "ld", size, idx, a[sl])
-                for i, x in enumerate(dests[k]):
-                    r = regs[x]
+                for i, x in enumerate(regs_of[k]):
                     v = vals[sl, i]
-                    if m.full and r.dtype == dt:
+                    if m.full and regs[x].dtype == dt:
                         regs[x] = v
                     else:
                         _scatter(b, x, idx, v)
@@ -1147,6 +1219,18 @@ def _scatter(b: Batch, name: str, idx: np.ndarray, v: np.ndarray) -> None:
     """Write loaded values into register `name` at lanes `idx` (reinterpreted, or extended/truncated)."""
     r = b.regs[name]
     r[idx] = v.view(r.dtype) if v.dtype.itemsize == r.dtype.itemsize else v.astype(r.dtype)
+
+
+def _adjacent_stores(groups: list[list[int]], sigs: list) -> list[list[int]]:
+    """Merge side-by-side single stores of one signature into one group (kept in order)."""
+    out: list[list[int]] = []
+    for g in groups:
+        if (len(g) == 1 and sigs[g[0]] is not None and out and sigs[out[-1][0]] == sigs[g[0]]
+                and len(out[-1]) >= 1 and all(sigs[i] == sigs[g[0]] for i in out[-1])):
+            out[-1] = out[-1] + g
+        else:
+            out.append(list(g))
+    return out
 
 
 def _rows(names: list[str]) -> tuple[list[str], np.ndarray | None, int]:
