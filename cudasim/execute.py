@@ -42,6 +42,7 @@ _PURE = _FUSABLE | {"div", "rem", "cnot", "popc", "clz", "brev", "sin", "cos", "
                     "lop3", "prmt", "copysign", "testp", "cvta"}
 _ORDERED_LOAD = frozenset({"volatile", "relaxed", "acquire", "release", "mmio", "cv"})
 _STATE_MEMORIES = ("shared", "global", "const", "param", "local")  # disjoint: not generic addresses
+_LOG2 = {1: 0, 2: 1, 4: 2, 8: 3, 16: 4}
 _MIN_FUSED = 4  # below this, stacking the operands costs more than it saves
 FUSE = True  # run straight-line code regrouped (cudasim.schedule); tests turn it off to compare
 
@@ -257,13 +258,13 @@ class Program:
     def _read(arr: np.ndarray, off: np.ndarray, esize: int, n: int) -> np.ndarray:
         """(len(off), n) unsigned elements at byte offsets `off` (element-aligned)."""
         v = arr.view(np.dtype(f"u{esize}"))
-        e = off // esize
+        e = off >> _LOG2[esize]
         return v[e[:, None] + np.arange(n)] if n > 1 else v[e][:, None]
 
     @staticmethod
     def _write(arr: np.ndarray, off: np.ndarray, esize: int, vals: np.ndarray) -> None:
         v = arr.view(np.dtype(f"u{esize}"))
-        e = off // esize
+        e = off >> _LOG2[esize]
         n = vals.shape[1]
         if n > 1:
             v[e[:, None] + np.arange(n)] = vals
@@ -340,7 +341,7 @@ class Program:
         if st is None or len(idx) == 0:
             return
         k = max(1, size // 4)
-        w0 = flat // 4
+        w0 = flat >> 2
         words = (w0[:, None] + np.arange(k)).ravel() if k > 1 else w0
         w_stamp = st["w_stamp"]
         if not write and not atomic:
@@ -382,7 +383,7 @@ class Program:
     def _read_hazards(self, b: Batch, idx: np.ndarray, words: np.ndarray, k: int) -> tuple[int, int, int]:
         """(never-written words, words another warp wrote since the barrier, the pc of one such write)."""
         st = self.race
-        ws = st["w_stamp"][words]
+        ws = np.take(st["w_stamp"], words)
         uninit = int((ws < 0).sum()) if ws.size and ws.min() < 0 else 0
         raw = wpc = 0
         if st["dirty"]:
@@ -399,7 +400,7 @@ class Program:
         after another): checked at once; member by member, in order, only where there is a finding."""
         st = self.race
         k = max(1, size // 4)
-        w0 = flat // 4
+        w0 = flat >> 2
         words = (w0[:, None] + np.arange(k)).ravel() if k > 1 else w0
         if not write:
             uninit, raw, _ = self._read_hazards(b, lanes, words, k)
@@ -428,7 +429,7 @@ class Program:
                 self._check_shared(b, pc, self.fn.body[pc], idx, flat[i * na:(i + 1) * na], size, write=write)
 
     def _stamps(self, b: Batch, idx: np.ndarray, k: int) -> np.ndarray:
-        mine = (self.race["epoch"][b.lane_block[idx]] << 32) | (idx // 32)
+        mine = (self.race["epoch"][b.lane_block[idx]] << 32) | (idx >> 5)
         return np.repeat(mine, k) if k > 1 else mine
 
     def _flush_reads(self, b: Batch) -> None:
@@ -956,6 +957,51 @@ class Program:
                 return None
         return ("alu", ins.opcode, tuple(pattern))
 
+    def _fuse_fma32(self, pcs: list[int]):
+        """A group of `fma.rn.f32 d, a, b, c` (the FFMA tile of a GEMM): each product exact in
+        float64, plus c, rounded once to float32, as `ops._fma`; the products of the distinct a and
+        b rows are formed by broadcasting where the group is their outer product, and the sum is
+        written in place over accumulators that are still the rows this group wrote last time."""
+        body = self.fn.body
+        a_rows, b_rows, c_rows, dests = ([body[pc].operands[i].name for pc in pcs] for i in (1, 2, 3, 0))
+        A, B, C, D = _rows(a_rows), _rows(b_rows), _rows(c_rows), _rows(dests)
+        G = len(pcs)
+        outer = _outer(A, B)
+        accumulate = c_rows == dests
+        generic = self._fuse_generic(pcs)
+        state: dict = {"last": None, "rows": (), "t": None, "t2": None}
+
+        def fused(b: Batch, m: Mask) -> None:
+            if not m.full:
+                return generic(b, m)
+            regs = b.regs
+            t = state["t"]
+            if t is None or t.shape != (G, b.L):
+                t = state["t"] = np.empty((G, b.L))
+                state["t2"] = np.empty((G, b.L))
+            x = _stack(regs, (A[0], None, len(A[0]))).astype(np.float64)
+            y = _stack(regs, (B[0], None, len(B[0]))).astype(np.float64)
+            if outer is not None:
+                p, q, swap = outer
+                xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
+                np.multiply(xs, ys, out=t.reshape(p, q, -1))
+            else:
+                np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=t)
+                np.multiply(t, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]), out=t)
+            last = state["last"]
+            same = (accumulate and last is not None
+                    and all(map(operator.is_, map(regs.__getitem__, dests), state["rows"])))
+            np.add(t, last if same else _stack(regs, C), out=t)
+            if same:
+                np.copyto(last, t, casting="unsafe")  # the registers are rows of `last`: updated in place
+                return
+            out = t.astype(np.float32)
+            rows = tuple(out)
+            for name, r in zip(dests, rows):
+                regs[name] = r
+            state["last"], state["rows"] = out, rows
+        return fused
+
     def _store_signature(self, pc: int):
         """Equal for stores that may run as one when the schedule puts them side by side (they then
         write in their scheduled order, which keeps program order per state space)."""
@@ -972,6 +1018,12 @@ class Program:
     def _fuse_alu(self, pcs: list[int]):
         """One closure for a group of register-only instructions: the first member's closure runs
         on the members' registers stacked row by row (a row of one where all name the same)."""
+        body = self.fn.body
+        if _is_plain_fma32(body[pcs[0]]):
+            return self._fuse_fma32(pcs)
+        return self._fuse_generic(pcs)
+
+    def _fuse_generic(self, pcs: list[int]):
         body = self.fn.body
         op0 = self.ops[pcs[0]]
         ins0 = body[pcs[0]]
@@ -1219,6 +1271,28 @@ def _scatter(b: Batch, name: str, idx: np.ndarray, v: np.ndarray) -> None:
     """Write loaded values into register `name` at lanes `idx` (reinterpreted, or extended/truncated)."""
     r = b.regs[name]
     r[idx] = v.view(r.dtype) if v.dtype.itemsize == r.dtype.itemsize else v.astype(r.dtype)
+
+
+def _is_plain_fma32(ins: Instruction) -> bool:
+    return (ins.base in ("fma", "mad") and ins.type == "f32" and not ins.has("ftz", "sat", "rz", "rm", "rp")
+            and all(o.kind == "reg" for o in ins.operands[:4]))
+
+
+def _outer(A: tuple, B: tuple) -> tuple[int, int, bool] | None:
+    """(p, q, swapped) where row g of a group multiplies distinct row g // q of one operand by
+    distinct row g % q of the other (an outer product), else None."""
+    (ua, ia, g), (ub, ib, _) = A, B
+    ia = np.arange(g) if ia is None else ia
+    ib = np.arange(g) if ib is None else ib
+    p, q = len(ua), len(ub)
+    if p * q != g:
+        return None
+    i = np.arange(g)
+    if np.array_equal(ia, i // q) and np.array_equal(ib, i % q):
+        return p, q, False
+    if np.array_equal(ib, i // p) and np.array_equal(ia, i % p):
+        return q, p, True
+    return None
 
 
 def _adjacent_stores(groups: list[list[int]], sigs: list) -> list[list[int]]:
