@@ -136,6 +136,7 @@ class SharedInstruction:
     max_degree: int = 0
     broadcast_requests: float = 0.0
     multicast_requests: float = 0.0
+    generic: bool = False  # a generic-address load/store (SASS LD/ST): ncu counts its wavefronts, not it
     degrees: dict[int, float] = field(default_factory=dict)
     strides: dict[int, float] = field(default_factory=dict)  # word stride between lanes -> requests
     example: Example | None = None
@@ -169,7 +170,7 @@ def analyze_events(events: list[MemEvent], prov: Provenance | None = None,
         w = row_weights(ev, prov)
         si = out.get(ev.pc)
         if si is None:
-            si = out[ev.pc] = SharedInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size)
+            si = out[ev.pc] = SharedInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size, generic=ev.generic)
         si.requests += float(w.sum())
         si.wavefronts += float((br.wavefronts * w).sum())
         si.ideal_wavefronts += float((br.ideal * w).sum())
@@ -235,7 +236,7 @@ def totals(instrs: list[SharedInstruction]) -> dict[str, float]:
     out: dict[str, float] = {}
     for op, (inst, wav, conf) in METRICS.items():
         sel = [s for s in instrs if s.op == op]
-        out[inst] = sum(s.requests for s in sel)
+        out[inst] = sum(s.requests for s in sel if not s.generic)  # ncu: LD/ST through a generic pointer are not LDS/STS
         out[wav] = sum(s.wavefronts for s in sel)
         out[conf] = sum(s.conflicts for s in sel)
     return out

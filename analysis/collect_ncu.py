@@ -9,7 +9,9 @@ at its simulator size, runs
         python3 -m kernels.run NAME --size N --repeats 1
 
 so exactly one launch is profiled (the runner's first, verified launch; its warm-ups and
-timed repeats run unprofiled), parses the CSV and writes one JSON file. The size is the
+timed repeats run unprofiled), parses the CSV and writes one JSON file. The runner loads
+the cubin NVRTC makes from the same source and flags as the PTX the simulator runs, so
+the profiled binary is the one the models read. The size is the
 simulator's, so `analysis.compare` predicts every block (no sampling) for the same launch.
 
 Probes: one more ncu run over small CuPy kernels with chosen block sizes and shared-memory
@@ -124,7 +126,8 @@ def collect(out_path: Path, names: list[str] | None, probes: bool, per_kernel_ti
     ncu = find_ncu()
     ver = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     res: dict = {"tool": ver[-1] if ver else "ncu", "metrics": METRICS, "kernels": {}, "probes": [],
-                 "binary": "the GPU runner's own build (PyCUDA SourceModule -> nvcc), as python -m kernels.run launches it",
+                 "binary": "NVRTC's cubin (cudasim.compile.compile_cubin: the code the models read), loaded by "
+                           "PyCUDA as python -m kernels.run launches it",
                  "command": "ncu --csv --page raw --print-units base --metrics <metrics> -k regex:^ENTRY$ "
                             "--launch-count 1 python3 -m kernels.run NAME --size N --repeats 1"}
     try:
@@ -212,77 +215,16 @@ def probe_child() -> int:
     return 0
 
 
-def nvrtc_child(names: list[str] | None) -> int:
-    """Launch each catalog kernel once from the cubin NVRTC makes (the code the models read), via CuPy."""
-    import tempfile
-
-    import cupy as cp
-    import numpy as np
-
-    from kernels import catalog
-
-    from . import target
-    from .sass import _cubin
-    sms = cp.cuda.Device().attributes["MultiProcessorCount"]
-    for name, entry, size in kernels_to_measure(names):
-        k = catalog.get(name)
-        t = target.resolve_catalog(name, size, {}, sm_count=sms)
-        cub, _ = _cubin(t.source, list(t.options), os.path.basename(t.filename), [])
-        with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-            f.write(cub)
-        mod = cp.RawModule(path=f.name)
-        fn = mod.get_function(entry)
-        inputs = k.make_inputs(size, 0)
-        dev = {key: (cp.asarray(v) if isinstance(v, np.ndarray) else v) for key, v in inputs.items()}
-        grid, block, shared = k.launch(size, sms)
-        fn(tuple(grid), tuple(block), tuple(k.args(dev, size)), shared_mem=shared)
-        cp.cuda.Device().synchronize()
-        ok, err = catalog.verify(k, cp.asnumpy(dev[k.output]), inputs)
-        print(f"{name}: {'OK' if ok else 'WRONG'} ({err:.1e})", flush=True)
-    return 0
-
-
-def collect_nvrtc(out_path: Path, names: list[str] | None) -> dict:
-    """One ncu session over `--nvrtc-child`: every kernel once, from NVRTC's cubin."""
-    ncu = find_ncu()
-    entries = [e for _, e, _ in kernels_to_measure(names)]
-    recs, log = run_ncu(ncu, [sys.executable, "-m", "analysis.collect_ncu", "--nvrtc-child"]
-                        + (["--kernels", ",".join(names)] if names else []), "^(" + "|".join(entries) + ")$", None, 400)
-    by_entry = {r["kernel_name"].split("(")[0]: r for r in recs}
-    res = {"tool": "ncu", "binary": "NVRTC cubin (the code analysis reads), launched through CuPy", "kernels": {},
-           "probes": [], "device": subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version",
-                                                   "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()}
-    for name, entry, size in kernels_to_measure(names):
-        row = {"size": size, "entry": entry}
-        if entry in by_entry:
-            row.update(by_entry[entry])
-        else:
-            row["error"] = log[-1500:]
-        res["kernels"][name] = row
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(json.dumps(res, indent=1))
-    print(f"nvrtc: {len(recs)} launches profiled", flush=True)
-    return res
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m analysis.collect_ncu", description=__doc__.splitlines()[0])
     p.add_argument("--out", default=str(RESULTS / "ncu_h100.json"))
     p.add_argument("--kernels", help="comma-separated catalog names (default: every kernel)")
     p.add_argument("--no-probes", action="store_true")
-    p.add_argument("--nvrtc", action="store_true",
-                   help="profile the cubin NVRTC makes (launched through CuPy) instead of the PyCUDA runner's build")
     p.add_argument("--probe-child", action="store_true", help=argparse.SUPPRESS)
-    p.add_argument("--nvrtc-child", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
     names = [n.strip() for n in a.kernels.split(",")] if a.kernels else None
     if a.probe_child:
         return probe_child()
-    if a.nvrtc_child:
-        return nvrtc_child(names)
-    if a.nvrtc:
-        collect_nvrtc(Path(a.out), names)
-        return 0
     collect(Path(a.out), names, not a.no_probes)
     return 0
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cudasim.compile import compile_cubin
 from cudasim.trace import MemEvent
 
 _SPACE = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "LDG": ("global", "ld"), "STG": ("global", "st"),
@@ -89,30 +90,6 @@ def parse_sass(text: str) -> dict[str, dict[tuple[str, int], list[tuple[str, str
     return {f: dict(v) for f, v in out.items()}
 
 
-def _cubin(source: str, options: list[str], filename: str, exprs: list[str]) -> tuple[bytes, dict[str, str]]:
-    from cuda.bindings import nvrtc
-
-    from cudasim.compile import include_dirs
-    opts = ["-arch=sm_90", "-lineinfo", "-std=c++17", *options] + [f"-I{d}" for d in include_dirs()]
-    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], [])
-    try:
-        for e in exprs:
-            nvrtc.nvrtcAddNameExpression(prog, e.encode())
-        (res,) = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
-        if res != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise RuntimeError("NVRTC failed to compile the cubin")
-        _, size = nvrtc.nvrtcGetCUBINSize(prog)
-        buf = b" " * size
-        nvrtc.nvrtcGetCUBIN(prog, buf)
-        lowered = {}
-        for e in exprs:
-            _, name = nvrtc.nvrtcGetLoweredName(prog, e.encode())
-            lowered[e] = name.decode()
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
-    return buf, lowered
-
-
 def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str,
                     mangled: str | None = None) -> dict[tuple[str, int], list[tuple[str, str, int]]] | None:
     """SASS memory instructions of one kernel by source line, or None without nvdisasm. Cached on disk."""
@@ -130,7 +107,7 @@ def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str,
             return {(f, int(l)): [tuple(x) for x in v] for f, l, v in d}
         except (ValueError, TypeError):
             pass
-    cubin, lowered = _cubin(source, options, os.path.basename(filename), exprs)
+    cubin, lowered = compile_cubin(source, exprs, options, filename=os.path.basename(filename))
     tmp = path.with_suffix(f".{os.getpid()}.cubin")
     tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_bytes(cubin)
@@ -221,7 +198,7 @@ def _split(ev: MemEvent, u: int) -> list[MemEvent] | None:
         sel = np.flatnonzero(occ % u == r)
         order = sel[np.lexsort((occ[sel] // u, key[sel]))]
         out.append(MemEvent(ev.pc, ev.line, ev.file, ev.text, ev.space, ev.op, ev.size, ev.blocks[order],
-                            ev.warps[order], ev.masks[order], ev.addrs[order]))
+                            ev.warps[order], ev.masks[order], ev.addrs[order], ev.generic))
     return out
 
 
@@ -257,7 +234,7 @@ def _merge(chunk: list[MemEvent]) -> MemEvent:
         masks |= e.masks
     text = f"{first.text}  [x{len(chunk)} merged by ptxas into one {first.size * len(chunk)}-byte access]"
     return MemEvent(min(e.pc for e in chunk), first.line, first.file, text, first.space, first.op,
-                    first.size * len(chunk), first.blocks, first.warps, masks, first.addrs)
+                    first.size * len(chunk), first.blocks, first.warps, masks, first.addrs, first.generic)
 
 
 def _drop_covered(evs: list[MemEvent]) -> tuple[list[MemEvent], int]:

@@ -154,6 +154,33 @@ def compile_cuda(source: str, name_expressions: list[str] | tuple[str, ...] = ()
     return result
 
 
+def compile_cubin(source: str, name_expressions: list[str] | tuple[str, ...] = (),
+                  options: list[str] | tuple[str, ...] = (), arch: str = DEFAULT_ARCH,
+                  filename: str = "kernel.cu") -> tuple[bytes, dict[str, str]]:
+    """The cubin NVRTC makes from the same source and flags as `compile_cuda`: the machine code
+    of the very PTX cudasim runs and the models read. Returns (cubin, lowered names)."""
+    from cuda.bindings import nvrtc
+
+    opts = [f"-arch={arch}", "-lineinfo", "-std=c++17", *options] + [f"-I{d}" for d in include_dirs()]
+    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], [])
+    try:
+        for e in name_expressions:
+            nvrtc.nvrtcAddNameExpression(prog, e.encode())
+        (res,) = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
+        if res != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            raise CompileError(f"{filename}: NVRTC could not make a cubin for {arch} (compile_cuda shows the log)")
+        _, size = nvrtc.nvrtcGetCUBINSize(prog)
+        buf = b" " * size
+        nvrtc.nvrtcGetCUBIN(prog, buf)
+        lowered = {}
+        for e in name_expressions:
+            _, name = nvrtc.nvrtcGetLoweredName(prog, e.encode())
+            lowered[e] = name.decode()
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+    return buf, lowered
+
+
 def _nvrtc(source: str, exprs: list[str], opts: list[str], filename: str) -> CompileResult:
     from cuda.bindings import nvrtc
 

@@ -800,10 +800,10 @@ class Program:
                 raise O.unsupported(ins, f"expected {per} registers per lane")
             addr = self.address(mem_o)
             rstride = O.reader(stride_o, "u32", self) if stride_o is not None else None
-            flat = np.arange(32)[:, None] * per + np.arange(per)  # lane l holds row-major elements l*per..
-            er, ec = flat // cols, flat % cols
+            er, ec = _fragment_layout(shape, frag)
             readers = [O.reader(x, "f32" if t == "tf32" else t, self) for x in items]
             esize = dt.itemsize
+            runs = _fragment_runs(er, ec, layout, esize)
 
             def wmma_mem(b: Batch, m: Mask) -> None:
                 act = m.mask.reshape(-1, 32)
@@ -831,7 +831,11 @@ class Program:
                             self._write(arr, off, esize, v.view(np.dtype(f"u{esize}"))[:, None])
                         if sp == "shared":
                             self._check_shared(b, pc, ins, sidx, off, esize, write=kind != "load")
-                        self.record(b, pc, ins, sp, "ld" if kind == "load" else "st", esize, sidx, sa)
+                for run in runs:  # traced as the hardware moves it: each contiguous run one access
+                    parts = self._spaces(space, a[:, :, run[0]].ravel())
+                    for sp, (pos, sa) in parts.items():
+                        sidx = lanes if pos is None else lanes[pos]
+                        self.record(b, pc, ins, sp, "ld" if kind == "load" else "st", esize * len(run), sidx, sa)
             return wmma_mem
         if kind != "mma":
             raise O.unsupported(ins)
@@ -840,8 +844,9 @@ class Program:
             raise O.unsupported(ins, "only TF32 (f32 accumulate) and FP64 wmma.mma are modelled")
         tf32 = tys[1] == "tf32"
         d_o, a_o, b_o, c_o = ins.operands[:4]
-        # the .row/.col layouts of wmma.mma describe how the fragments were loaded; our fragments
-        # always hold row-major logical elements (wmma.load did the layout), so they need nothing here
+        # the .row/.col layouts of wmma.mma describe how the fragments were loaded; the fragments
+        # hold logical elements in the hardware's lane layout whatever the memory layout was
+        lay = {f: _fragment_layout(shape, f) for f in ("a", "b", "c")}
         ft = "u32" if tf32 else "f64"
         ra = [O.reader(x, ft, self) for x in a_o.items]
         rb = [O.reader(x, ft, self) for x in b_o.items]
@@ -849,21 +854,23 @@ class Program:
         puts = [O.writer(x, self) for x in d_o.items]
         out_dt = O.dtype_of(tys[0])
 
-        def frag(b: Batch, rs, rows, cols):
-            cols_ = [np.broadcast_to(np.asarray(r(b)), (b.L,)) for r in rs]
-            x = np.stack(cols_, axis=1)  # (L, per)
-            if tf32:
+        def frag(b: Batch, rs, f: str, rows: int, cols: int, bits: bool = False) -> np.ndarray:
+            """(warps, rows, cols) float64 matrices from the lanes' fragment registers."""
+            x = np.stack([np.broadcast_to(np.asarray(r(b)), (b.L,)) for r in rs], axis=1)  # (L, per)
+            if bits:
                 x = (x.astype(np.uint32) & np.uint32(0xFFFFE000)).view(np.float32)
-            return x.reshape(-1, rows, cols).astype(np.float64)
+            X = np.zeros((b.L // 32, rows, cols))
+            er, ec = lay[f]
+            X[:, er, ec] = x.reshape(-1, 32, x.shape[1])
+            return X
 
         def mma(b: Batch, m: Mask) -> None:
             act = m.mask.reshape(-1, 32)
             if not (act.all(1) | ~act.any(1)).all():
                 raise SimulationError(f"{ins.where()}: wmma needs all 32 lanes of a warp active (.aligned)")
-            A = frag(b, ra, M, K)
-            B = frag(b, rb, K, N)
-            C = np.stack([np.broadcast_to(np.asarray(r(b)), (b.L,)) for r in rc], axis=1).reshape(-1, M, N)
-            D = (np.matmul(A, B) + C.astype(np.float64)).astype(out_dt).reshape(b.L, -1)
+            D = np.matmul(frag(b, ra, "a", M, K, tf32), frag(b, rb, "b", K, N, tf32)) + frag(b, rc, "c", M, N)
+            er, ec = lay["c"]
+            D = D[:, er, ec].astype(out_dt).reshape(b.L, -1)
             for i, p in enumerate(puts):
                 p(b, D[:, i], m)
         return mma
@@ -1259,7 +1266,7 @@ class Program:
             events.append(MemEvent(pc, ins.line, str(ins.file), ins.text, space, op, size,
                                    np.concatenate([r[0] for r in rows]).astype(np.int64),
                                    np.concatenate([r[1] for r in rows]), np.concatenate([r[2] for r in rows]),
-                                   np.concatenate([r[3] for r in rows])))
+                                   np.concatenate([r[3] for r in rows]), self._space_of(ins) == "generic"))
         events.sort(key=lambda e: (e.pc, e.space))
         tr = Trace(grid, block, events, None if traced is None or (run_blocks is None and trace_blocks is None)
                    else [int(x) for x in traced])
@@ -1271,6 +1278,49 @@ def _scatter(b: Batch, name: str, idx: np.ndarray, v: np.ndarray) -> None:
     """Write loaded values into register `name` at lanes `idx` (reinterpreted, or extended/truncated)."""
     r = b.regs[name]
     r[idx] = v.view(r.dtype) if v.dtype.itemsize == r.dtype.itemsize else v.astype(r.dtype)
+
+
+def _fragment_layout(shape: str, frag: str) -> tuple[np.ndarray, np.ndarray]:
+    """(row, col) of the element k that lane l holds, both (32, elements): the tensor cores' own
+    layouts (the PTX ISA's mma.m16n8k8 .tf32 fragments, m16n16k8 being two n-halves; mma.m8n8k4
+    .f64), so that a wmma.load or store touches the addresses the hardware touches."""
+    lane = np.arange(32)[:, None]
+    g, t = lane >> 2, lane & 3  # group of four lanes, thread in group
+    if shape == "m8n8k4":
+        if frag == "a":
+            return g, t
+        if frag == "b":
+            return t, g
+        return np.broadcast_to(g, (32, 2)), 2 * t + np.arange(2)
+    if frag == "a":  # 16x8
+        return g + np.array([0, 8, 0, 8]), t + np.array([0, 0, 4, 4])
+    if frag == "b":  # 8x16
+        return t + np.array([0, 4, 0, 4]), g + np.array([0, 0, 8, 8])
+    return g + np.array([0, 0, 8, 8, 0, 0, 8, 8]), 2 * t + np.array([0, 1, 0, 1, 8, 9, 8, 9])  # 16x16
+
+
+def _fragment_runs(er: np.ndarray, ec: np.ndarray, layout: str, esize: int) -> list[list[int]]:
+    """The fragment's elements grouped as one lane moves them in one access: consecutive
+    elements adjacent in memory, up to 16 bytes, aligned to the run's size (wmma's pointer is
+    32-byte aligned and its stride a multiple of 16 bytes)."""
+    minor, major = (ec, er) if layout == "row" else (er, ec)
+    runs: list[list[int]] = []
+    for k in range(er.shape[1]):
+        r = runs[-1] if runs else None
+        if (r is not None and (len(r) + 1) * esize <= 16 and np.array_equal(major[:, k], major[:, r[0]])
+                and np.array_equal(minor[:, k], minor[:, r[-1]] + 1)):
+            r.append(k)
+        else:
+            runs.append([k])
+    out = []
+    for r in runs:  # split a run whose start is not aligned to its size
+        while r:
+            n = len(r)
+            while n > 1 and ((minor[:, r[0]] * esize) % (n * esize)).any():
+                n //= 2
+            out.append(r[:n])
+            r = r[n:]
+    return out
 
 
 def _is_plain_fma32(ins: Instruction) -> bool:

@@ -36,6 +36,7 @@ class MemEvent:
     warps: np.ndarray  # (n,) int32, warp index within the block
     masks: np.ndarray  # (n,) uint32, active lanes
     addrs: np.ndarray  # (n, 32) uint64
+    generic: bool = False  # addressed through a generic pointer (SASS LD/ST, not LDS/STS or LDG/STG)
 
     def __len__(self) -> int:
         return len(self.warps)

@@ -1,4 +1,4 @@
-"""The GPU backend: compile with PyCUDA for the device's own architecture, verify, time.
+"""The GPU backend: NVRTC's cubin for the device's own architecture, loaded by PyCUDA; verify, time.
 
 Timing: CUDA events around each launch, warm-up launches first, the median of the repeats.
 When a kernel's working set fits in L2, the repeats rotate over several copies of the
@@ -41,14 +41,16 @@ _modules: dict = {}
 
 
 def function(k: catalog.Kernel):
+    """The kernel loaded from the cubin NVRTC makes (cudasim.compile): the machine code of the very
+    PTX the simulator runs and the models read, so that measured and predicted describe one binary."""
     cuda, dev = init()
-    from pycuda.compiler import SourceModule
+    from cudasim.compile import compile_cubin
 
     key = (k.source, tuple(catalog.options(k)))
     if key not in _modules:
-        arch = "sm_%d%d" % dev["cc"]
-        _modules[key] = SourceModule(catalog.source(k), options=catalog.options(k) + ["-lineinfo"],
-                                     no_extern_c=True, arch=arch)
+        cubin, _ = compile_cubin(catalog.source(k), options=catalog.options(k), arch="sm_%d%d" % dev["cc"],
+                                 filename=k.path.name)
+        _modules[key] = cuda.module_from_buffer(cubin)
     return _modules[key].get_function(k.entry)
 
 

@@ -364,7 +364,7 @@ def test_compare_reproduces_the_committed_ncu_counts():
     _need_sim()
     from analysis.compare import compare
     from analysis.sass import find_nvdisasm
-    path = ROOT / "analysis" / "results" / "ncu_h100_nvrtc.json"
+    path = ROOT / "analysis" / "results" / "ncu_h100.json"
     if not path.exists():
         pytest.skip("no measurements in analysis/results")
     names = ["transpose_tiled", "transpose_padded", "sgemm_naive"] + (["sgemm_smem"] if find_nvdisasm() else [])
