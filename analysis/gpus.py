@@ -58,6 +58,7 @@ class GPU:
     fp16_tensor_tflops: float
     aliases: tuple[str, ...] = ()
     driver_carveouts_kb: tuple[int, ...] = ()  # the carveouts the driver was seen to pick (measured); () = all but 0
+    driver_carveout_cap_kb: int = 0  # where the driver's 2x headroom stops (fitted, analysis.occupancy); 0 = none
     sources: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
