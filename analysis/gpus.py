@@ -57,8 +57,10 @@ class GPU:
     fp64_tflops: float
     fp16_tensor_tflops: float
     aliases: tuple[str, ...] = ()
-    driver_carveouts_kb: tuple[int, ...] = ()  # the carveouts the driver was seen to pick (measured); () = all but 0
-    driver_carveout_cap_kb: int = 0  # where the driver's 2x headroom stops (fitted, analysis.occupancy); 0 = none
+    # the driver's carveout choice, fitted to measured launches (analysis.occupancy.driver_carveout)
+    driver_carveout_cap_kb: int = 0  # where its 2x headroom stops; 0 = none
+    driver_carveout_single_from: int = 0  # block size (threads) from which it leaves no headroom; 0 = the largest
+    driver_carveout_no_smem_kb: tuple[tuple[int, int], ...] = ()  # (up to N threads, KB) with no shared memory
     sources: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
@@ -69,12 +71,6 @@ class GPU:
     def carveouts(self) -> tuple[int, ...]:
         """Supported shared-memory capacities per SM in bytes, ascending."""
         return tuple(sorted(kb * 1024 for kb in self.carveouts_kb))
-
-    @property
-    def driver_carveouts(self) -> tuple[int, ...]:
-        """The carveouts the driver picks from for a launch (bytes, ascending): measured where known."""
-        kb = self.driver_carveouts_kb or tuple(k for k in self.carveouts_kb if k > 0)
-        return tuple(sorted(k * 1024 for k in kb))
 
 
 @lru_cache(maxsize=1)
@@ -108,5 +104,5 @@ def get_gpu(name: str | None = None) -> GPU:
     row = dict(rows[key])
     row["carveouts_kb"] = tuple(row["carveouts_kb"])
     row["aliases"] = tuple(row.get("aliases", ()))
-    row["driver_carveouts_kb"] = tuple(row.get("driver_carveouts_kb", ()))
+    row["driver_carveout_no_smem_kb"] = tuple(map(tuple, row.get("driver_carveout_no_smem_kb", ())))
     return GPU(key=key, **row)
