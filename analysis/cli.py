@@ -77,7 +77,8 @@ def main(model: str, argv: list[str] | None = None) -> int:
         _banks(r, a.draw)
     for f in res["findings"]:
         print(f"  verifier: {f}")
-    print(f"({time.perf_counter() - t0:.2f} s)")
+    how = "from the on-disk cache of an earlier run" if res.get("cached") else "simulated and modelled"
+    print(f"(answered in {time.perf_counter() - t0:.2f} s of wall time, {how})")
     return 0
 
 

@@ -447,7 +447,7 @@ def trace_models(t: Target, all_blocks: bool = False, use_cache: bool = True, us
     path = _cache_path(key)
     if use_cache and path.exists():
         try:
-            return json.loads(path.read_text())
+            return {**json.loads(path.read_text()), "cached": True}
         except ValueError:
             pass
     from . import banks, coalescing
