@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sysconfig
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -161,57 +162,59 @@ def compile_cubin(source: str, name_expressions: list[str] | tuple[str, ...] = (
     of the very PTX cudasim runs and the models read. Returns (cubin, lowered names)."""
     from cuda.bindings import nvrtc
 
-    opts = [f"-arch={arch}", "-lineinfo", "-std=c++17", *options] + [f"-I{d}" for d in include_dirs()]
-    err, prog = nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], [])
-    try:
-        for e in name_expressions:
-            nvrtc.nvrtcAddNameExpression(prog, e.encode())
-        (res,) = nvrtc.nvrtcCompileProgram(prog, len(opts), [o.encode() for o in opts])
-        if res != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise CompileError(f"{filename}: NVRTC could not make a cubin for {arch} (compile_cuda shows the log)")
-        _, size = nvrtc.nvrtcGetCUBINSize(prog)
+    opts = [f"-arch={arch}", "-lineinfo", "-std=c++17", *options]
+    with _program(source, list(name_expressions), opts, filename) as (prog, _, lowered):
+        (size,) = _check(nvrtc.nvrtcGetCUBINSize(prog))
         buf = b" " * size
-        nvrtc.nvrtcGetCUBIN(prog, buf)
+        _check(nvrtc.nvrtcGetCUBIN(prog, buf))
+    return buf, lowered
+
+
+def _check(ret):
+    """The values an NVRTC call returns after its status; CompileError where the status is an error."""
+    from cuda.bindings import nvrtc
+
+    err = ret[0] if isinstance(ret, tuple) else ret
+    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+        raise CompileError(f"NVRTC call failed: {err}")
+    return ret[1:] if isinstance(ret, tuple) and len(ret) > 1 else None
+
+
+@contextmanager
+def _program(source: str, exprs: list[str], opts: list[str], filename: str):
+    """An NVRTC program compiled with `opts` and the include directories: (program, log, lowered
+    names), destroyed on exit; CompileError naming the first error where it does not compile."""
+    from cuda.bindings import nvrtc
+
+    (prog,) = _check(nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], []))
+    try:
+        for e in exprs:
+            _check(nvrtc.nvrtcAddNameExpression(prog, e.encode()))
+        all_opts = opts + [f"-I{d}" for d in include_dirs()]
+        ret = nvrtc.nvrtcCompileProgram(prog, len(all_opts), [o.encode() for o in all_opts])
+        (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog))
+        buf = b" " * size
+        _check(nvrtc.nvrtcGetProgramLog(prog, buf))
+        log = buf.decode(errors="replace").rstrip("\x00 \n")
+        if ret[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            errors = [l for l in log.splitlines() if "error" in l]
+            raise CompileError(f"{filename}: {errors[0].strip() if errors else 'compilation failed'}\n{log}")
         lowered = {}
-        for e in name_expressions:
-            _, name = nvrtc.nvrtcGetLoweredName(prog, e.encode())
+        for e in exprs:
+            (name,) = _check(nvrtc.nvrtcGetLoweredName(prog, e.encode()))
             lowered[e] = name.decode()
+        yield prog, log, lowered
     finally:
         nvrtc.nvrtcDestroyProgram(prog)
-    return buf, lowered
 
 
 def _nvrtc(source: str, exprs: list[str], opts: list[str], filename: str) -> CompileResult:
     from cuda.bindings import nvrtc
 
-    def check(ret):
-        err = ret[0] if isinstance(ret, tuple) else ret
-        if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            raise CompileError(f"NVRTC call failed: {err}")
-        return ret[1:] if isinstance(ret, tuple) and len(ret) > 1 else None
-
-    (prog,) = check(nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], []))
-    try:
-        for e in exprs:
-            check(nvrtc.nvrtcAddNameExpression(prog, e.encode()))
-        all_opts = opts + [f"-I{d}" for d in include_dirs()]
-        ret = nvrtc.nvrtcCompileProgram(prog, len(all_opts), [o.encode() for o in all_opts])
-        (size,) = check(nvrtc.nvrtcGetProgramLogSize(prog))
+    with _program(source, exprs, opts, filename) as (prog, log, lowered):
+        (size,) = _check(nvrtc.nvrtcGetPTXSize(prog))
         buf = b" " * size
-        check(nvrtc.nvrtcGetProgramLog(prog, buf))
-        log = buf.decode(errors="replace").rstrip("\x00 \n")
-        if ret[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            errors = [l for l in log.splitlines() if "error" in l]
-            raise CompileError(f"{filename}: {errors[0].strip() if errors else 'compilation failed'}\n{log}")
-        (size,) = check(nvrtc.nvrtcGetPTXSize(prog))
-        buf = b" " * size
-        check(nvrtc.nvrtcGetPTX(prog, buf))
+        _check(nvrtc.nvrtcGetPTX(prog, buf))
         ptx = buf.decode().rstrip("\x00")
-        lowered = {}
-        for e in exprs:
-            (name,) = check(nvrtc.nvrtcGetLoweredName(prog, e.encode()))
-            lowered[e] = name.decode()
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
     return CompileResult(ptx=ptx, arch="", lowered=lowered, resources=parse_ptxas_log(log), log=log,
                          options=[o for o in opts])
