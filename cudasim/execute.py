@@ -133,6 +133,7 @@ class Program:
         self.batch: Batch | None = None
         self.trace_rows: dict[tuple, list] = {}
         self.runs: dict[int, tuple] = {}  # pc -> (end pc, steps, instructions): straight-line code from pc
+        self.leaders = {blk.start for blk in self.cfg.blocks}
         for blk in self.cfg.blocks:  # scheduled at decode, like the closures
             if self.kinds[blk.start] == _NORMAL:
                 self._straight(blk.start)
@@ -905,13 +906,6 @@ class Program:
         self.runs[pc] = run
         return run
 
-    @property
-    def leaders(self) -> set[int]:
-        ls = getattr(self, "_leaders", None)
-        if ls is None:
-            ls = self._leaders = {blk.start for blk in self.cfg.blocks}
-        return ls
-
     def _regs_of(self, o: Operand) -> list[str]:
         if o.kind == "reg" or (o.kind == "sym" and o.name in self.reg_types):
             return [o.name]
@@ -947,12 +941,7 @@ class Program:
             return None
         d = ins.operands[0]
         if ins.base == "ld":
-            src = ins.operands[1]
-            items = d.items if d.kind == "vec" else (d,)
-            if (self._space_of(ins) == "param" or src.kind != "mem" or src.base is None or src.base.kind != "reg"
-                    or any(x.kind != "reg" for x in items)):
-                return None
-            return ("ld", ins.opcode, self.reg_types[src.base.name], tuple(self.reg_types[x.name] for x in items))
+            return None if self._space_of(ins) == "param" else self._access_form(ins, ins.operands[1], d)
         if ins.base not in _FUSABLE or d.kind != "reg":
             return None
         names: list[str] = []
@@ -1020,11 +1009,15 @@ class Program:
         if ins.base != "st" or ins.guard or ins.has(*_ORDERED_LOAD) or self._space_of(ins) not in (
                 "shared", "global", "local"):
             return None
-        dst, src = ins.operands[:2]
-        items = src.items if src.kind == "vec" else (src,)
-        if dst.kind != "mem" or dst.base is None or dst.base.kind != "reg" or any(x.kind != "reg" for x in items):
+        return self._access_form(ins, *ins.operands[:2])
+
+    def _access_form(self, ins: Instruction, mem: Operand, data: Operand):
+        """(base, opcode, address register type, data register types) of a load or store addressed
+        by a register plus an offset with registers for data; None for any other form."""
+        items = data.items if data.kind == "vec" else (data,)
+        if mem.kind != "mem" or mem.base is None or mem.base.kind != "reg" or any(x.kind != "reg" for x in items):
             return None
-        return ("st", ins.opcode, self.reg_types[dst.base.name], tuple(self.reg_types[x.name] for x in items))
+        return (ins.base, ins.opcode, self.reg_types[mem.base.name], tuple(self.reg_types[x.name] for x in items))
 
     def _fuse_alu(self, pcs: list[int]):
         """One closure for a group of register-only instructions: the first member's closure runs
@@ -1370,8 +1363,7 @@ def _adjacent_stores(groups: list[list[int]], sigs: list) -> list[list[int]]:
     """Merge side-by-side single stores of one signature into one group (kept in order)."""
     out: list[list[int]] = []
     for g in groups:
-        if (len(g) == 1 and sigs[g[0]] is not None and out and sigs[out[-1][0]] == sigs[g[0]]
-                and len(out[-1]) >= 1 and all(sigs[i] == sigs[g[0]] for i in out[-1])):
+        if len(g) == 1 and sigs[g[0]] is not None and out and all(sigs[i] == sigs[g[0]] for i in out[-1]):
             out[-1] = out[-1] + g
         else:
             out.append(list(g))
