@@ -10,8 +10,8 @@ trace (compile and decode excluded: once per kernel); the simulation loop alone 
 `loop_seconds`. The rate is simulated thread-instructions (PTX instructions times active
 lanes) per second of that time. With --numba the same algorithms (kernels/numba_ports.py)
 run under numba's CUDA simulator in a subprocess on the same problem, timed around its
-launch call (which copies the arrays in and out too), and the speedup is the ratio. Pin one core for a one-core figure:
-`taskset -c 0 python -m kernels.simbench --numba`.
+launch call (which copies the arrays in and out too), and the speedup is the ratio. Pin one
+core for a one-core figure: `taskset -c 0 python -m kernels.simbench --numba`.
 """
 from __future__ import annotations
 
@@ -75,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             r = simulate(name, size, mode)
             rows.append(r)
             print(f"{name:22s} {size:5d}  cudasim {mode:8s} {r['seconds']:8.3f} s  "
-                  f"{r['mips']:8.1f} M thread-instr/s (measured launch call, all {r['blocks']} blocks simulated; best of {len(r['runs_seconds'])})", flush=True)
+                  f"{r['mips']:8.1f} M thread-instr/s (measured launch call, all {r['blocks']} blocks simulated; "
+                  f"best of {len(r['runs_seconds'])})", flush=True)
         if a.numba:
             t = numba_seconds(name, size)
             full = next(r for r in rows if r["kernel"] == name and r["mode"] == "full")
