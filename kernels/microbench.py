@@ -13,9 +13,10 @@ driver, nvidia-smi's clocks before and after, and the date.
 
 SASS that the figures count (NVRTC 13.0, sm_90, read with nvdisasm): fp32_ffma 256 FFMA per
 loop iteration; fp64_dfma 128 DFMA; int_imad 128 IMAD; int_lop3 128 LOP3.LUT; sfu_rsqrt 128
-MUFU.RSQ; sfu_exp 128 FMUL + 128 MUFU.EX2; wmma_tf32 two HMMA.1684.F32.TF32 per mma_sync;
-wmma_fp64 one DMMA.8x8x4 per mma_sync; smem_read32_* 16 LDS (+16 FADD) per iteration;
-smem_read128 4 LDS.128; chase_* one LDG.E.64 (.STRONG.GPU for .cg) or LDS per step;
+MUFU.RSQ; sfu_exp 128 FMUL + 128 MUFU.EX2; wmma_tf32 four HMMA.1684.F32.TF32 per mma_sync;
+wmma_fp64 one DMMA.8x8x4 per mma_sync; mma_tf32_m16n8k8 one HMMA.1688.F32.TF32 per mma;
+mma_fp64_m16n8k16 one DMMA.16x8x16; smem_read32_* 16 LDS (+16 IADD) per iteration, inside
+the loop; smem_read128 4 LDS.128; chase_* one LDG.E.64 (.STRONG.GPU for .cg) or LDS per step;
 atomic_global_* REDG.E.ADD.STRONG.GPU; atomic_shared_*_add ATOMS.ADD; atomic_shared_*_one
 ATOMS.POPC.INC.32 (the compiler's form of atomicAdd(p, 1) on shared memory).
 """
@@ -93,7 +94,7 @@ class Bench:
         ghz = cyc[ok] / ns[ok] if ok.any() else np.array([np.nan])
         return {"clock_mhz": float(1e3 * np.median(ghz)), "clock_mhz_min": float(1e3 * ghz.min()),
                 "clock_mhz_max": float(1e3 * ghz.max()), "block_cycles_median": float(np.median(cyc)),
-                "block_ns_median": float(np.median(ns))}
+                "block_ns_median": float(np.median(ns)), "span_ms": float(st[:, 3].max() - st[:, 2].min()) / 1e6}
 
     def throughput(self, name: str, args, per_iter: int, blocks: int, threads: int, n0: int) -> dict:
         """Calibrate, time and return ms, ops (per-thread loop ops x threads), the clock it ran at."""
@@ -124,11 +125,7 @@ def m_clock(b: Bench) -> None:
     b.fig("sm_clock", r["clock_mhz"], "MHz",
           "clock64 cycles / %globaltimer ns of each block of a full-chip FFMA kernel "
           f"({r['ms']:.1f} ms, {b.sms * 8} blocks x 256 threads), median over blocks",
-          min_mhz=r["clock_mhz_min"], max_mhz=r["clock_mhz_max"], kernel_ms=r["ms"])
-    ev = r["block_cycles_median"] / (r["ms"] * 1e3)
-    b.fig("sm_clock_vs_event", ev, "MHz",
-          "median block clock64 cycles / CUDA-event time of the same FFMA launch (includes launch overhead: "
-          "a lower bound of the clock)")
+          min_mhz=r["clock_mhz_min"], max_mhz=r["clock_mhz_max"], kernel_ms=r["ms"], blocks_span_ms=r["span_ms"])
 
 
 def m_dram(b: Bench) -> None:
@@ -244,27 +241,37 @@ def m_compute(b: Bench) -> None:
 
 def m_tensor(b: Bench) -> None:
     cuda = b.cuda
-    blocks, threads = b.sms * 4, 256  # 32 warps per SM; 64 registers per thread
     rng = np.random.default_rng(0)
     ab32 = cuda.to_device(rng.random(256, np.float32) * 1e-3)
     ab64 = cuda.to_device(rng.random(64) * 1e-3)
     out = cuda.mem_alloc(1 << 16)
-    for kernel, name, ab, accs, flop_mma, shape in (
-            ("wmma_tf32", "tf32_wmma", ab32, 4, 2 * 16 * 16 * 8, "m16n16k8 TF32 (two HMMA.1684.F32.TF32)"),
-            ("wmma_fp64", "fp64_wmma", ab64, 8, 2 * 8 * 8 * 4, "m8n8k4 FP64 (DMMA.8x8x4)")):
+    cases = (  # kernel, figure, blocks per SM, MMAs per warp per loop iteration, FLOP per MMA, what
+        ("wmma_tf32", "tf32_wmma", 4, 4, 2 * 16 * 16 * 8,
+         "nvcuda::wmma m16n16k8 TF32 (four HMMA.1684.F32.TF32), as sgemm_tf32_wmma uses it"),
+        ("wmma_fp64", "fp64_wmma", 4, 8, 2 * 8 * 8 * 4, "nvcuda::wmma m8n8k4 FP64 (DMMA.8x8x4), as dgemm_wmma uses it"),
+        ("mma_tf32_m16n8k8", "tf32_mma_m16n8k8", 4, 8, 2 * 16 * 8 * 8,
+         "PTX mma.sync m16n8k8 TF32 (HMMA.1688.F32.TF32), operands in registers"),
+        ("mma_fp64_m16n8k16", "fp64_mma_m16n8k16", 2, 4, 2 * 16 * 8 * 16,
+         "PTX mma.sync m16n8k16 FP64 (DMMA.16x8x16, sm_90's FP64 shape), operands in registers"))
+    for kernel, name, per_sm, accs, flop_mma, shape in cases:
         fn = b.f(kernel)
+        blocks = b.sms * per_sm
+        if kernel.startswith("wmma"):
+            ab = ab32 if "tf32" in kernel else ab64
 
-        def run(n, fn=fn, ab=ab):
-            fn(ab, out, np.int32(n), np.int32(0), b.stamps, block=(threads, 1, 1), grid=(blocks, 1))
+            def run(n, fn=fn, ab=ab, blocks=blocks):
+                fn(ab, out, np.int32(n), np.int32(0), b.stamps, block=(256, 1, 1), grid=(blocks, 1))
+        else:
+            def run(n, fn=fn, blocks=blocks):
+                fn(np.int32(n), b.sink, b.stamps, block=(256, 1, 1), grid=(blocks, 1))
 
         n = b.calibrate(run, 64)
         ms = b.time(lambda i: run(n))
         clk = b.clock(blocks)
-        mmas = blocks * (threads // 32) * n * accs
-        flops = mmas * flop_mma
+        flops = float(blocks) * 8 * n * accs * flop_mma
         b.fig(name, flops / ms / 1e9, "TFLOP/s",
-              f"{kernel}: nvcuda::wmma {shape}, {blocks} blocks x 8 warps, each warp {accs} independent "
-              f"accumulators, mma_sync in a loop from registers; {flop_mma} FLOP per mma_sync / event time",
+              f"{kernel}: {shape}; {blocks} blocks x 8 warps, each warp {accs} independent accumulators, MMAs in "
+              f"a loop with no memory traffic; {flop_mma} FLOP per MMA / event time",
               ms=ms, iters=n, clock_mhz=clk["clock_mhz"], registers=fn.num_regs)
         b.fig(f"{name}_per_clk_sm", flops / (ms * 1e-3 * clk["clock_mhz"] * 1e6 * b.sms), "FLOP/clk/SM",
               f"{kernel} as {name}: FLOP / (event time x measured clock x SMs)", clock_mhz=clk["clock_mhz"])
@@ -398,7 +405,20 @@ def m_launch(b: Bench) -> None:
     ms = b.gpu._events_ms(lambda i: empty.prepared_call(g, blk), 200, 20, min_seconds=0.0, max_repeats=200)
     b.fig("launch_empty_event", ms * 1e3, "us",
           "CUDA-event time of one empty kernel (1 block x 1 thread), events recorded right before and after the "
-          "launch, median of 200")
+          "launch from Python on an idle GPU, as kernels.bench times a kernel: includes the host's time to submit "
+          "the launch after the first event, median of 200")
+    ev0, ev1 = cuda.Event(), cuda.Event()
+    queued = []
+    for _ in range(20 if not b.quick else 5):
+        spin.prepared_call(g, blk, np.uint64(2_000_000))  # 2 ms: the events and the launch queue behind it
+        ev0.record()
+        empty.prepared_call(g, blk)
+        ev1.record()
+        ev1.synchronize()
+        queued.append(ev1.time_since(ev0) * 1e3)
+    b.fig("launch_empty_event_queued", float(np.median(queued)), "us",
+          "CUDA-event time of one empty kernel queued behind a 2 ms spin kernel, so that the events and the launch "
+          "reach the GPU together (no host latency inside the interval), median of 20")
     n_host = 2000 if not b.quick else 500
     for _ in range(50):
         empty.prepared_call(g, blk)
@@ -411,7 +431,6 @@ def m_launch(b: Bench) -> None:
     b.fig("launch_host", host_us, "us",
           f"wall time per launch of {n_host} back-to-back empty kernels issued from Python (PyCUDA prepared_call), "
           "until the last finished: the host-side launch cost when the GPU keeps up")
-    ev0, ev1 = cuda.Event(), cuda.Event()
     per = {}
     for n in (100, 400):
         runs = []

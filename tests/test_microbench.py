@@ -26,12 +26,13 @@ REG_LIMIT = {**{k: 32 for k in ("mem_read", "mem_write", "mem_copy", "fp32_ffma"
                                 "atomic_shared_distinct_add", "atomic_shared_same_add",
                                 "atomic_shared_distinct_one", "atomic_shared_same_one")},
              **{f"smem_read32_stride{k}": 32 for k in (1, 2, 4, 8, 16, 32)},
-             "wmma_tf32": 64, "wmma_fp64": 64}
+             "wmma_tf32": 64, "wmma_fp64": 64, "mma_tf32_m16n8k8": 64, "mma_fp64_m16n8k16": 128}
 
 # kernel -> (SASS opcode the figure counts, how many per loop body at least)
 SASS_COUNTS = {"fp32_ffma": ("FFMA", 256), "fp64_dfma": ("DFMA", 128), "int_imad": ("IMAD", 128),
                "int_lop3": ("LOP3.LUT", 128), "sfu_rsqrt": ("MUFU.RSQ", 128), "sfu_exp": ("MUFU.EX2", 128),
-               "wmma_tf32": ("HMMA.1684.F32.TF32", 8), "wmma_fp64": ("DMMA.8x8x4", 8),
+               "wmma_tf32": ("HMMA.1684.F32.TF32", 16), "wmma_fp64": ("DMMA.8x8x4", 8),
+               "mma_tf32_m16n8k8": ("HMMA.1688.F32.TF32", 8), "mma_fp64_m16n8k16": ("DMMA.16x8x16", 4),
                "smem_read32_stride1": ("LDS", 16), "smem_read32_stride32": ("LDS", 16),
                "smem_read128": ("LDS.128", 4), "chase_ca": ("LDG.E.64", 1), "chase_cg": ("LDG.E.64.STRONG.GPU", 1),
                "atomic_global_distinct": ("REDG.E.ADD.STRONG.GPU", 1), "atomic_shared_same_add": ("ATOMS.ADD", 1),
@@ -80,9 +81,32 @@ def test_sass_has_the_instructions_each_figure_counts():
     for name, (op, least) in SASS_COUNTS.items():
         ops = op_re.findall(bodies[name])
         assert ops.count(op) >= least, (name, op, ops.count(op))
-    for k in (1, 2, 4, 8, 16, 32):  # ptxas must not merge a lane's shared words into wider loads
+    for k in (1, 2, 4, 8, 16, 32):  # ptxas must neither merge a lane's words into wider loads nor hoist them
         ops = op_re.findall(bodies[f"smem_read32_stride{k}"])
         assert "LDS.64" not in ops and "LDS.128" not in ops, k
+        assert _in_loop(bodies[f"smem_read32_stride{k}"], "LDS") == 16, k
+    assert _in_loop(bodies["smem_read128"], "LDS.128") == 4
+
+
+def _in_loop(body: str, op: str) -> int:
+    """How many `op` instructions lie inside a loop: between a backward branch and its target."""
+    lines = [l for l in body.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", l)]
+    addr = [int(re.search(r"/\*([0-9a-f]{4})\*/", l).group(1), 16) for l in lines]
+    labels, pending = {}, []  # label -> address of the instruction after it
+    for l in body.splitlines():
+        if m := re.match(r"\s*(\.L_x_\d+):", l):
+            pending.append(m.group(1))
+        elif (a := re.search(r"/\*([0-9a-f]{4})\*/", l)) and pending:
+            for p in pending:
+                labels[p] = int(a.group(1), 16)
+            pending = []
+    count = set()
+    for l, a in zip(lines, addr):
+        m = re.search(r"BRA `\((\.L_x_\d+)\)", l)
+        if m and labels.get(m.group(1)) is not None and labels[m.group(1)] < a:
+            lo = labels[m.group(1)]
+            count |= {b for l2, b in zip(lines, addr) if lo <= b <= a and re.search(rf"\s{re.escape(op)}\s", l2)}
+    return len(count)
 
 
 def test_chain_is_one_cycle_over_every_line():
@@ -215,7 +239,8 @@ def _check_results(data: dict, quick: bool) -> None:
     assert set(data["clocks"]) == {"before", "after"}
     expected = {"sm_clock", "dram_read", "dram_write", "dram_copy", "l2_read", "smem_read32_per_sm",
                 "smem_read128_per_sm", "smem_conflict_2way", "smem_conflict_32way", "ffma", "ffma_per_clk_sm", "dfma",
-                "imad", "lop3", "mufu_rsqrt", "mufu_ex2", "tf32_wmma", "fp64_wmma", "latency_l1", "latency_l2",
+                "imad", "lop3", "mufu_rsqrt", "mufu_ex2", "tf32_wmma", "fp64_wmma", "tf32_mma_m16n8k8",
+                "fp64_mma_m16n8k16", "launch_empty_event_queued", "latency_l1", "latency_l2",
                 "latency_dram", "latency_smem", "atomic_global_distinct", "atomic_global_same",
                 "atomic_shared_distinct_add", "atomic_shared_same_one", "launch_empty_event", "launch_gpu",
                 "launch_host", "h2d_pageable", "h2d_pinned", "d2h_pageable", "d2h_pinned", "bidir_pinned",
