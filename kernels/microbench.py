@@ -96,6 +96,18 @@ class Bench:
                 "clock_mhz_max": float(1e3 * ghz.max()), "block_cycles_median": float(np.median(cyc)),
                 "block_ns_median": float(np.median(ns)), "span_ms": float(st[:, 3].max() - st[:, 2].min()) / 1e6}
 
+    def smi_during(self, run, launches: int = 40) -> dict:
+        """nvidia-smi's SM clock, power and clock-event reasons read while `launches` launches of run()
+        (each about target_ms long) are queued and running."""
+        for _ in range(launches):
+            run()
+        q = "clocks.sm,clocks.mem,power.draw,temperature.gpu"
+        got = nvidia_smi(q + ",clocks_event_reasons.active")
+        if "error" in got:
+            got = nvidia_smi(q)
+        self.cuda.Context.synchronize()
+        return got
+
     def throughput(self, name: str, args, per_iter: int, blocks: int, threads: int, n0: int) -> dict:
         """Calibrate, time and return ms, ops (per-thread loop ops x threads), the clock it ran at."""
         cuda = self.cuda
@@ -111,7 +123,7 @@ class Bench:
         ops = float(blocks) * threads * n * per_iter
         cuda.Context.synchronize()
         return {"ms": ms, "ops": ops, "iters": n, "grid": blocks, "block": threads,
-                "registers": fn.num_regs, **clk}
+                "registers": fn.num_regs, "run": lambda: run(n), **clk}
 
 
 # ------------------------------------------------------------------------------------------------
@@ -125,7 +137,24 @@ def m_clock(b: Bench) -> None:
     b.fig("sm_clock", r["clock_mhz"], "MHz",
           "clock64 cycles / %globaltimer ns of each block of a full-chip FFMA kernel "
           f"({r['ms']:.1f} ms, {b.sms * 8} blocks x 256 threads), median over blocks",
-          min_mhz=r["clock_mhz_min"], max_mhz=r["clock_mhz_max"], kernel_ms=r["ms"], blocks_span_ms=r["span_ms"])
+          min_mhz=r["clock_mhz_min"], max_mhz=r["clock_mhz_max"], kernel_ms=r["ms"], blocks_span_ms=r["span_ms"],
+          nvidia_smi_during=b.smi_during(r["run"], 20 if b.quick else 60))
+    # Does the GPU's timer (CUDA events, %globaltimer) run at the host's rate? 20 launches back to back,
+    # timed by events and by the host's monotonic clock from the first event's record to the last's completion.
+    cuda = b.cuda
+    ev0, ev1 = cuda.Event(), cuda.Event()
+    cuda.Context.synchronize()
+    ev0.record()
+    t0 = time.perf_counter()
+    for _ in range(20):
+        r["run"]()
+    ev1.record()
+    ev1.synchronize()
+    host_ms = (time.perf_counter() - t0) * 1e3
+    b.fig("gpu_timer_rate", host_ms / ev1.time_since(ev0), "x",
+          f"host time.perf_counter / CUDA-event time over 20 back-to-back FFMA launches ({host_ms:.0f} ms): 1.0 = "
+          "the GPU's timer (events, %globaltimer) runs at the host clock's rate, so the MHz figures are true MHz",
+          host_ms=host_ms)
 
 
 def m_dram(b: Bench) -> None:
@@ -269,10 +298,12 @@ def m_tensor(b: Bench) -> None:
         ms = b.time(lambda i: run(n))
         clk = b.clock(blocks)
         flops = float(blocks) * 8 * n * accs * flop_mma
+        smi = b.smi_during(lambda: run(n), 20 if b.quick else 60) if kernel.startswith("mma") else None
         b.fig(name, flops / ms / 1e9, "TFLOP/s",
               f"{kernel}: {shape}; {blocks} blocks x 8 warps, each warp {accs} independent accumulators, MMAs in "
               f"a loop with no memory traffic; {flop_mma} FLOP per MMA / event time",
-              ms=ms, iters=n, clock_mhz=clk["clock_mhz"], registers=fn.num_regs)
+              ms=ms, iters=n, clock_mhz=clk["clock_mhz"], registers=fn.num_regs,
+              **({"nvidia_smi_during": smi} if smi else {}))
         b.fig(f"{name}_per_clk_sm", flops / (ms * 1e-3 * clk["clock_mhz"] * 1e6 * b.sms), "FLOP/clk/SM",
               f"{kernel} as {name}: FLOP / (event time x measured clock x SMs)", clock_mhz=clk["clock_mhz"])
     for x in (ab32, ab64, out):
@@ -497,10 +528,12 @@ MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compu
 
 
 # ------------------------------------------------------------------------------------------------
-def nvidia_smi() -> dict:
+SMI_FIELDS = ("name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,"
+              "temperature.gpu,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current")
+
+
+def nvidia_smi(q: str = SMI_FIELDS) -> dict:
     """nvidia-smi's view of the GPU now (clocks, power, PCIe link), or {'error': ...}."""
-    q = ("name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.draw,power.limit,"
-         "temperature.gpu,pcie.link.gen.current,pcie.link.gen.max,pcie.link.width.current")
     try:
         p = subprocess.run(["nvidia-smi", f"--query-gpu={q}", "--format=csv"], capture_output=True, text=True,
                            timeout=30)

@@ -224,7 +224,7 @@ def test_runs_end_to_end_against_a_fake_driver(compiled, monkeypatch, tmp_path):
                                                             "l2_bytes": 50 << 20}})
     monkeypatch.setattr(gpu, "module", lambda source, options=(), filename="": _Module())
     monkeypatch.setattr(microbench, "CHASE_BYTES", {"l1": 32 << 10, "l2": 1 << 20, "dram": 2 << 20})
-    monkeypatch.setattr(microbench, "nvidia_smi", lambda: {"driver_version": "0"})
+    monkeypatch.setattr(microbench, "nvidia_smi", lambda q="": {"driver_version": "0"})
     out = tmp_path / "mb.json"
     assert microbench.main(["--quick", "--out", str(out)]) == 0
     data = json.loads(out.read_text())
@@ -237,7 +237,7 @@ def _check_results(data: dict, quick: bool) -> None:
     for key in ("device", "date", "protocol", "clocks", "figures", "command"):
         assert key in data, key
     assert set(data["clocks"]) == {"before", "after"}
-    expected = {"sm_clock", "dram_read", "dram_write", "dram_copy", "l2_read", "smem_read32_per_sm",
+    expected = {"sm_clock", "gpu_timer_rate", "dram_read", "dram_write", "dram_copy", "l2_read", "smem_read32_per_sm",
                 "smem_read128_per_sm", "smem_conflict_2way", "smem_conflict_32way", "ffma", "ffma_per_clk_sm", "dfma",
                 "imad", "lop3", "mufu_rsqrt", "mufu_ex2", "tf32_wmma", "fp64_wmma", "tf32_mma_m16n8k8",
                 "fp64_mma_m16n8k16", "launch_empty_event_queued", "latency_l1", "latency_l2",
