@@ -68,6 +68,21 @@ class Bench:
         r = repeats or self.repeats
         return self.gpu._events_ms(launch, r, warmup, min_seconds=0.0, max_repeats=r)
 
+    def samples(self, launch, repeats: int, warmup: int = 1) -> list[float]:
+        """Every repeat's event time (ms), the protocol of kernels.gpu._events_ms, for figures that report
+        their spread as well as the median."""
+        for i in range(warmup):
+            launch(i)
+        out = []
+        for i in range(repeats):
+            s, e = self.cuda.Event(), self.cuda.Event()
+            s.record()
+            launch(warmup + i)
+            e.record()
+            e.synchronize()
+            out.append(e.time_since(s))
+        return out
+
     def once_ms(self, launch) -> float:
         return self.gpu._events_ms(launch, 1, 0, min_seconds=0.0, max_repeats=1)
 
@@ -492,29 +507,31 @@ def m_hostlink(b: Bench) -> None:
     pin1 = cuda.pagelocked_empty(nbytes, np.uint8)
     pin2 = cuda.pagelocked_empty(nbytes, np.uint8)
     pin1[:] = 1
-    r = 5 if not b.quick else 2
+    r = 10 if not b.quick else 2
     mb = nbytes >> 20
     t = {}
-    t["h2d_pageable"] = b.time(lambda i: cuda.memcpy_htod(d1, page), r, 1)
-    t["h2d_pinned"] = b.time(lambda i: cuda.memcpy_htod(d1, pin1), r, 1)
-    t["d2h_pageable"] = b.time(lambda i: cuda.memcpy_dtoh(page_out, d2), r, 1)
-    t["d2h_pinned"] = b.time(lambda i: cuda.memcpy_dtoh(pin2, d2), r, 1)
-    for k, ms in t.items():
+    runs = {"h2d_pageable": lambda i: cuda.memcpy_htod(d1, page), "h2d_pinned": lambda i: cuda.memcpy_htod(d1, pin1),
+            "d2h_pageable": lambda i: cuda.memcpy_dtoh(page_out, d2), "d2h_pinned": lambda i: cuda.memcpy_dtoh(pin2, d2)}
+    for k, launch in runs.items():
+        ts = b.samples(launch, r)
+        t[k] = ms = float(np.median(ts))
         direction = "host to device" if k.startswith("h2d") else "device to host"
         kind = "numpy (pageable) memory" if k.endswith("pageable") else "page-locked memory (cuMemHostAlloc)"
         b.fig(k, nbytes / ms / 1e6, "GB/s", f"cuMemcpy{'HtoD' if k.startswith('h2d') else 'DtoH'} of {mb} MiB, "
-              f"{direction}, {kind}; bytes / event time, median of {r}", ms=ms)
+              f"{direction}, {kind}; bytes / event time, median of {r}", ms=ms,
+              min_gbs=nbytes / max(ts) / 1e6, max_gbs=nbytes / min(ts) / 1e6)
     s1, s2 = cuda.Stream(), cuda.Stream()
-    ev0, ev1 = cuda.Event(), cuda.Event()
 
     def both(i):
         cuda.memcpy_htod_async(d1, pin1, s1)
         cuda.memcpy_dtoh_async(pin2, d2, s2)
 
-    ms = b.time(lambda i: both(i), r, 1)  # events on the legacy default stream wait for both streams
+    ts = b.samples(both, r)  # events on the legacy default stream wait for both streams
+    ms = float(np.median(ts))
     b.fig("bidir_pinned", 2 * nbytes / ms / 1e6, "GB/s",
           f"{mb} MiB host to device on one stream and {mb} MiB device to host on another at once (pinned); "
-          "bytes both ways / event time", ms=ms)
+          f"bytes both ways / event time, median of {r}", ms=ms, min_gbs=2 * nbytes / max(ts) / 1e6,
+          max_gbs=2 * nbytes / min(ts) / 1e6)
     b.fig("bidir_overlap", (t["h2d_pinned"] + t["d2h_pinned"]) / ms, "x",
           "(time of the pinned H2D alone + D2H alone) / time of both at once: 2.0 = the two directions fully "
           "overlap (two copy engines, full-duplex link), 1.0 = none")
