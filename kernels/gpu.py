@@ -40,18 +40,23 @@ def init():
 _modules: dict = {}
 
 
-def function(k: catalog.Kernel):
-    """The kernel loaded from the cubin NVRTC makes (cudasim.compile): the machine code of the very
-    PTX the simulator runs and the models read, so that measured and predicted describe one binary."""
+def module(source: str, options: list[str] | tuple[str, ...] = (), filename: str = "kernel.cu"):
+    """A PyCUDA module loaded from the cubin NVRTC makes of `source` for this device's architecture
+    (cudasim.compile), loaded once per source and options."""
     cuda, dev = init()
     from cudasim.compile import compile_cubin
 
-    key = (k.source, tuple(catalog.options(k)))
+    key = (source, tuple(options))
     if key not in _modules:
-        cubin, _ = compile_cubin(catalog.source(k), options=catalog.options(k), arch="sm_%d%d" % dev["cc"],
-                                 filename=k.path.name)
+        cubin, _ = compile_cubin(source, options=list(options), arch="sm_%d%d" % dev["cc"], filename=filename)
         _modules[key] = cuda.module_from_buffer(cubin)
-    return _modules[key].get_function(k.entry)
+    return _modules[key]
+
+
+def function(k: catalog.Kernel):
+    """The kernel loaded from the cubin NVRTC makes (cudasim.compile): the machine code of the very
+    PTX the simulator runs and the models read, so that measured and predicted describe one binary."""
+    return module(catalog.source(k), catalog.options(k), k.path.name).get_function(k.entry)
 
 
 def _events_ms(launch, repeats: int, warmup: int, min_seconds: float = 0.25, max_repeats: int = 500) -> float:

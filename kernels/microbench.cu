@@ -1,0 +1,491 @@
+// Microbenchmarks: the hardware rates the timing model needs, measured on the device itself.
+//
+// Each kernel saturates one resource and does as little else as it can; kernels/microbench.py
+// launches them (through kernels/gpu.py: NVRTC's cubin, CUDA events, median of repeats) and
+// turns the times into rates. Conventions used throughout:
+//   * Work whose result nobody reads is deleted by the compiler, so every kernel folds its
+//     values into one number and stores it only under a condition that the data makes false
+//     (`if (acc == -1.f) sink[0] = acc`): the work stays, the store never happens.
+//   * Instructions whose count is the measured figure (IMAD, LOP3, MUFU, shared loads) are
+//     written as inline PTX, so that the compiler neither folds them nor picks another form;
+//     kernels/microbench.py documents the SASS each one becomes (checked with nvdisasm).
+//   * Throughput kernels keep several independent dependency chains per thread and fill the
+//     SM (2048 threads: __launch_bounds__ caps the registers so that every block is resident
+//     at once, one full wave), so that latency is hidden and the pipe is the limit.
+//   * Block timestamps: with a non-null `st`, thread 0 of each block writes
+//     [clock64 at start, clock64 at end, %globaltimer ns at start, at end]; their ratio is the
+//     SM clock the kernel actually ran at (kernels/microbench.py: cycles per ns).
+
+#include <mma.h>
+
+using namespace nvcuda;
+
+__device__ __forceinline__ unsigned long long global_ns() {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+#define STAMP_BEGIN                 \
+  long long stamp_c0 = clock64();   \
+  unsigned long long stamp_g0 = global_ns();
+
+#define STAMP_END(st)                                                   \
+  if (st) {                                                             \
+    __syncthreads();                                                    \
+    if (threadIdx.x == 0) {                                             \
+      long long c1 = clock64();                                         \
+      unsigned long long g1 = global_ns();                              \
+      long long* p = (st) + 4 * blockIdx.x;                             \
+      p[0] = stamp_c0; p[1] = c1; p[2] = (long long)stamp_g0; p[3] = (long long)g1; \
+    }                                                                   \
+  }
+
+// ---------------------------------------------------------------------------------------------
+// Device memory (DRAM and L2) bandwidth. Grid-stride loops over float4 (16 B per lane, 512 B
+// per warp instruction, fully coalesced), four independent loads in flight per thread before
+// the first use: 2048 threads x 64 B per SM is far more than bandwidth x latency needs.
+// On buffers >> L2 (1 GiB vs 50 MB) every byte comes from DRAM once. `passes` > 1 re-reads a
+// buffer that fits in L2: loads use ld.global.cg (__ldcg: cached in L2, not in L1), so the
+// figure is L2 bandwidth, not L1 hits.
+
+extern "C" __global__ void __launch_bounds__(256) mem_read(const float4* in, unsigned long long n, int passes,
+                                                           float* sink) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  const unsigned long long tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.f;
+  for (int p = 0; p < passes; p++) {
+    unsigned long long i = tid;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+      float4 a = __ldcg(in + i), b = __ldcg(in + i + stride);
+      float4 c = __ldcg(in + i + 2 * stride), d = __ldcg(in + i + 3 * stride);
+      acc += ((a.x + a.y) + (a.z + a.w)) + ((b.x + b.y) + (b.z + b.w)) +
+             ((c.x + c.y) + (c.z + c.w)) + ((d.x + d.y) + (d.z + d.w));
+    }
+    for (; i < n; i += stride) {
+      float4 a = __ldcg(in + i);
+      acc += (a.x + a.y) + (a.z + a.w);
+    }
+  }
+  if (acc == -1.f) sink[0] = acc;  // the buffer holds 1.0f: never taken
+}
+
+extern "C" __global__ void __launch_bounds__(256) mem_write(float4* out, unsigned long long n, float v) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const float4 w = make_float4(v, v, v, v);
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    out[i] = w; out[i + stride] = w; out[i + 2 * stride] = w; out[i + 3 * stride] = w;
+  }
+  for (; i < n; i += stride) out[i] = w;
+}
+
+extern "C" __global__ void __launch_bounds__(256) mem_copy(const float4* in, float4* out, unsigned long long n) {
+  const unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+  unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    float4 a = in[i], b = in[i + stride], c = in[i + 2 * stride], d = in[i + 3 * stride];
+    out[i] = a; out[i + stride] = b; out[i + 2 * stride] = c; out[i + 3 * stride] = d;
+  }
+  for (; i < n; i += stride) out[i] = in[i];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared-memory bandwidth and bank conflicts. Two 1024-thread blocks per SM; each lane reads
+// word lane*K + 32j (j = 0..15, compile-time offsets folded into LDS's immediate): K = 1 is
+// conflict-free (one wavefront of 128 B per warp instruction), K = 2, 4, ..., 32 put K distinct
+// words in one bank (a K-way conflict, K wavefronts). Offsets step by 32 words (the same bank
+// for a lane) rather than by one, or ptxas merges a lane's neighbouring words into LDS.64/.128.
+// Each load's address adds the word the previous load of its chain returned (the array holds
+// zeros, so the address does not move): ptxas cannot hoist the loads out of the loop, as it
+// does with loop-invariant shared loads even when they are inline PTX. 4 chains per warp x 64
+// warps ask for far more than the one wavefront per clock the SM serves, so the shared pipe is
+// the limit (one IADD per load besides; the SM issues 4 instructions per clock).
+
+__device__ __forceinline__ unsigned lds32(unsigned addr) {
+  unsigned v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(addr));
+  return v;
+}
+
+__device__ __forceinline__ uint4 lds128(unsigned addr) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(addr));
+  return v;
+}
+
+#define SMEM_READ32(NAME, K)                                                                      \
+  extern "C" __global__ void __launch_bounds__(1024, 2) NAME(int iters, float* sink, long long* st) { \
+    STAMP_BEGIN                                                                                   \
+    __shared__ unsigned s[32 * K + 32 * 16];                                                      \
+    for (int i = threadIdx.x; i < 32 * K + 32 * 16; i += blockDim.x) s[i] = 0u;                   \
+    __syncthreads();                                                                              \
+    const unsigned base = (unsigned)__cvta_generic_to_shared(s) + 4u * K * (threadIdx.x & 31);    \
+    unsigned x0 = 0, x1 = 0, x2 = 0, x3 = 0;                                                      \
+    _Pragma("unroll 1") for (int it = 0; it < iters; it++) {                                      \
+      _Pragma("unroll") for (int j = 0; j < 16; j += 4) {                                         \
+        x0 = lds32(base + x0 + 128 * j);       x1 = lds32(base + x1 + 128 * (j + 1));             \
+        x2 = lds32(base + x2 + 128 * (j + 2)); x3 = lds32(base + x3 + 128 * (j + 3));             \
+      }                                                                                           \
+    }                                                                                             \
+    if ((x0 | x1 | x2 | x3) == 0xdeadbeefu) sink[0] = 1.f;  /* the array holds zeros */          \
+    STAMP_END(st)                                                                                 \
+  }
+
+SMEM_READ32(smem_read32_stride1, 1)
+SMEM_READ32(smem_read32_stride2, 2)
+SMEM_READ32(smem_read32_stride4, 4)
+SMEM_READ32(smem_read32_stride8, 8)
+SMEM_READ32(smem_read32_stride16, 16)
+SMEM_READ32(smem_read32_stride32, 32)
+
+// 16-byte loads: lane reads 16-byte word lane + 32j; a quarter warp (8 lanes, 128 contiguous
+// bytes) is one wavefront, so a warp instruction moves 512 B in 4 wavefronts, conflict-free.
+// The next address adds the sum of the 4 words loaded (zeros): all 16 bytes stay live.
+extern "C" __global__ void __launch_bounds__(1024, 2) smem_read128(int iters, float* sink, long long* st) {
+  STAMP_BEGIN
+  __shared__ uint4 s[32 * 4];
+  for (int i = threadIdx.x; i < 32 * 4; i += blockDim.x) s[i] = make_uint4(0u, 0u, 0u, 0u);
+  __syncthreads();
+  const unsigned base = (unsigned)__cvta_generic_to_shared(s) + 16u * (threadIdx.x & 31);
+  unsigned x0 = 0, x1 = 0;
+#pragma unroll 1
+  for (int it = 0; it < iters; it++) {
+#pragma unroll
+    for (int j = 0; j < 4; j += 2) {  // 4 x 512 B per iteration, two chains
+      uint4 v = lds128(base + x0 + 512 * j);
+      x0 = (v.x + v.y) + (v.z + v.w);
+      v = lds128(base + x1 + 512 * (j + 1));
+      x1 = (v.x + v.y) + (v.z + v.w);
+    }
+  }
+  if ((x0 | x1) == 0xdeadbeefu) sink[0] = 1.f;
+  STAMP_END(st)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arithmetic throughput: 8 independent chains per thread, unrolled so that loop overhead is
+// under 2% of the issued instructions; 2048 threads per SM (64 warps, 16 per scheduler) x 8
+// chains keep every pipe busy whatever its latency.
+
+extern "C" __global__ void __launch_bounds__(256, 8) fp32_ffma(int iters, float b, float c, float* sink,
+                                                              long long* st) {
+  STAMP_BEGIN
+  float x[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) x[k] = threadIdx.x * 1e-3f + k;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 32; u++) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) x[k] = fmaf(x[k], b, c);  // 256 FFMA per iteration
+    }
+  }
+  float acc = 0.f;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc += x[k];
+  if (acc == -1.f) sink[0] = acc;  // b < 1, c > 0: x stays positive
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) fp64_dfma(int iters, double b, double c, float* sink,
+                                                              long long* st) {
+  STAMP_BEGIN
+  double x[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) x[k] = threadIdx.x * 1e-3 + k;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) x[k] = fma(x[k], b, c);  // 128 DFMA per iteration
+    }
+  }
+  double acc = 0.;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc += x[k];
+  if (acc == -1.) sink[0] = (float)acc;
+  STAMP_END(st)
+}
+
+// Integer multiply-add (PTX mad.lo.u32 -> SASS IMAD) and three-input logic (lop3.b32 -> LOP3).
+extern "C" __global__ void __launch_bounds__(256, 8) int_imad(int iters, unsigned b, unsigned c, float* sink,
+                                                             long long* st) {
+  STAMP_BEGIN
+  unsigned x[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) x[k] = threadIdx.x + k;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x[k]) : "r"(b), "r"(c));
+    }
+  }
+  unsigned acc = 0;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc ^= x[k];
+  if (acc == 0xdeadbeefu) sink[0] = (float)acc;
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) int_lop3(int iters, unsigned b, unsigned c, float* sink,
+                                                             long long* st) {
+  STAMP_BEGIN
+  unsigned x[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) x[k] = threadIdx.x + k;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+#pragma unroll
+      for (int k = 0; k < 8; k++)  // (x ^ b ^ c): LUT 0x96
+        asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x[k]) : "r"(b), "r"(c));
+    }
+  }
+  unsigned acc = 0;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc += x[k];
+  if (acc == 0xdeadbeefu) sink[0] = (float)acc;
+  STAMP_END(st)
+}
+
+// Special-function unit: rsqrt.approx.ftz.f32 -> MUFU.RSQ alone (x -> x^-1/2 stays near 1),
+// and __expf's form, ex2.approx.ftz.f32 of x * (-log2 e) -> FMUL + MUFU.EX2 (x -> e^-x stays
+// in (0, 1)). Counted: MUFU instructions per thread.
+extern "C" __global__ void __launch_bounds__(256, 8) sfu_rsqrt(int iters, float* sink, long long* st) {
+  STAMP_BEGIN
+  float x[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) x[k] = 1.f + threadIdx.x * 1e-3f + k;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) asm volatile("rsqrt.approx.ftz.f32 %0, %0;" : "+f"(x[k]));
+    }
+  }
+  float acc = 0.f;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc += x[k];
+  if (acc == -1.f) sink[0] = acc;
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) sfu_exp(int iters, float neg_log2e, float* sink, long long* st) {
+  STAMP_BEGIN
+  float x[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) x[k] = threadIdx.x * 1e-4f + 0.1f * k;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(x[k]) : "f"(x[k] * neg_log2e));
+    }
+  }
+  float acc = 0.f;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc += x[k];
+  if (acc == -1.f) sink[0] = acc;
+  STAMP_END(st)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tensor cores through nvcuda::wmma, as the catalog's sgemm_tf32_wmma and dgemm_wmma use them.
+// Each warp loads one A and one B fragment once and issues mma_sync into independent
+// accumulators over and over (no memory traffic in the loop). TF32 m16n16k8: 4096 FLOP per
+// mma_sync (SASS: four HMMA.1684.F32.TF32, each m16n8k4); FP64 m8n8k4: 512 FLOP (one DMMA.8x8x4).
+
+extern "C" __global__ void __launch_bounds__(256, 4) wmma_tf32(const float* ab, float* out, int iters, int store,
+                                                              long long* st) {
+  STAMP_BEGIN
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[4];
+  wmma::load_matrix_sync(fa, ab, 8);
+  wmma::load_matrix_sync(fb, ab + 128, 8);
+#pragma unroll
+  for (int t = 0; t < fa.num_elements; t++) fa.x[t] = wmma::__float_to_tf32(fa.x[t]);
+#pragma unroll
+  for (int t = 0; t < fb.num_elements; t++) fb.x[t] = wmma::__float_to_tf32(fb.x[t]);
+#pragma unroll
+  for (int k = 0; k < 4; k++) wmma::fill_fragment(acc[k], 0.f);
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int k = 0; k < 4; k++) wmma::mma_sync(acc[k], fa, fb, acc[k]);
+  }
+  if (store) {  // 0 at run time; the compiler cannot know, so the MMAs stay
+#pragma unroll
+    for (int k = 0; k < 4; k++) wmma::store_matrix_sync(out + 256 * k, acc[k], 16, wmma::mem_row_major);
+  }
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(256, 4) wmma_fp64(const double* ab, double* out, int iters, int store,
+                                                              long long* st) {
+  STAMP_BEGIN
+  wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc[8];
+  wmma::load_matrix_sync(fa, ab, 4);
+  wmma::load_matrix_sync(fb, ab + 32, 4);
+#pragma unroll
+  for (int k = 0; k < 8; k++) wmma::fill_fragment(acc[k], 0.);
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int k = 0; k < 8; k++) wmma::mma_sync(acc[k], fa, fb, acc[k]);
+  }
+  if (store) {
+#pragma unroll
+    for (int k = 0; k < 8; k++) wmma::store_matrix_sync(out + 64 * k, acc[k], 8, wmma::mem_row_major);
+  }
+  STAMP_END(st)
+}
+
+// The same through mma.sync in inline PTX, the shapes the tensor cores of sm_90 take directly
+// (no wmma): TF32 m16n8k8 (2048 FLOP) and FP64 m16n8k16 (4096 FLOP, new in sm_90; wmma's
+// m8n8k4 is the sm_80 shape). Operands are made in registers from the thread index: no memory.
+
+extern "C" __global__ void __launch_bounds__(256, 4) mma_tf32_m16n8k8(int iters, float* sink, long long* st) {
+  STAMP_BEGIN
+  unsigned a[4], b[2];
+  float c[8][4];
+#pragma unroll
+  for (int t = 0; t < 4; t++) asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(a[t]) : "f"(1e-3f * (threadIdx.x + t)));
+#pragma unroll
+  for (int t = 0; t < 2; t++) asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(b[t]) : "f"(1e-3f * (threadIdx.x - t)));
+#pragma unroll
+  for (int k = 0; k < 8; k++)
+#pragma unroll
+    for (int t = 0; t < 4; t++) c[k][t] = 0.f;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+      asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+                   "{%8, %9}, {%0, %1, %2, %3};"
+                   : "+f"(c[k][0]), "+f"(c[k][1]), "+f"(c[k][2]), "+f"(c[k][3])
+                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  float acc = 0.f;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc += (c[k][0] + c[k][1]) + (c[k][2] + c[k][3]);
+  if (acc == -1.f) sink[0] = acc;
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2) mma_fp64_m16n8k16(int iters, float* sink, long long* st) {
+  STAMP_BEGIN
+  double a[8], b[4], c[4][4];
+#pragma unroll
+  for (int t = 0; t < 8; t++) a[t] = 1e-3 * (threadIdx.x + t);
+#pragma unroll
+  for (int t = 0; t < 4; t++) b[t] = 1e-3 * (threadIdx.x - t);
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+#pragma unroll
+    for (int t = 0; t < 4; t++) c[k][t] = 0.;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 {%0, %1, %2, %3}, "
+                   "{%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};"
+                   : "+d"(c[k][0]), "+d"(c[k][1]), "+d"(c[k][2]), "+d"(c[k][3])
+                   : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]),
+                     "d"(b[0]), "d"(b[1]), "d"(b[2]), "d"(b[3]));
+  }
+  double acc = 0.;
+#pragma unroll
+  for (int k = 0; k < 4; k++) acc += (c[k][0] + c[k][1]) + (c[k][2] + c[k][3]);
+  if (acc == -1.) sink[0] = (float)acc;
+  STAMP_END(st)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load latency: one thread follows a chain of pointers (p = *p), each load depending on the one
+// before, so the time per step is the load-to-use latency; each step is one load instruction
+// and nothing else (inline PTX on the register address: no index arithmetic in the chain). The
+// host writes the chain as a random cycle over 128-byte lines of a region sized for the level
+// (L1: 32 KB, L2: 8 MB, DRAM: 256 MB read cold after a 1 GiB write has flushed L2), so that
+// no two steps share a line and no stride pattern can be prefetched. `chase_ca` uses the default
+// ld.global (cached in L1); `chase_cg` uses ld.global.cg (L1 bypassed) so that the L2 and DRAM
+// figures carry no L1 hits. `warm` untimed steps first fill the level.
+// out = [cycles (clock64), ns (%globaltimer), final pointer].
+
+#define CHASE(NAME, PTX)                                                                           \
+  extern "C" __global__ void NAME(unsigned long long start, int warm, int steps, long long* out) { \
+    unsigned long long p = start;                                                                  \
+    for (int i = 0; i < warm; i++) asm volatile(PTX : "=l"(p) : "l"(p) : "memory");                \
+    const long long c0 = clock64();                                                                \
+    const unsigned long long g0 = global_ns();                                                     \
+    for (int i = 0; i < steps; i++) asm volatile(PTX : "=l"(p) : "l"(p) : "memory");               \
+    const long long c1 = clock64();                                                                \
+    const unsigned long long g1 = global_ns();                                                     \
+    out[0] = c1 - c0; out[1] = (long long)(g1 - g0); out[2] = (long long)p;                        \
+  }
+
+CHASE(chase_ca, "ld.global.u64 %0, [%1];")
+CHASE(chase_cg, "ld.global.cg.u64 %0, [%1];")
+
+// Shared-memory load latency: the same chase through shared memory; each word holds the
+// shared-window address of the next (a cycle over 1024 words, 33 words apart: distinct banks).
+extern "C" __global__ void chase_shared(int steps, long long* out) {
+  __shared__ unsigned s[1024];
+  const unsigned base = (unsigned)__cvta_generic_to_shared(s);
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) s[i] = base + 4u * ((i * 33 + 7) & 1023);
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  unsigned p = base;
+  for (int i = 0; i < 64; i++) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(p) : "r"(p) : "memory");
+  const long long c0 = clock64();
+  const unsigned long long g0 = global_ns();
+  for (int i = 0; i < steps; i++) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(p) : "r"(p) : "memory");
+  const long long c1 = clock64();
+  const unsigned long long g1 = global_ns();
+  out[0] = c1 - c0; out[1] = (long long)(g1 - g0); out[2] = p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Atomics (return value unused: the compiler emits RED for global, ATOMS for shared).
+// distinct: each thread adds to its own word (a warp's 32 words are one 128-byte line);
+// same: every thread of the grid (global) or of the block (shared) adds to one word.
+// `inc` is a run-time value: atomicAdd(p, 1) with the constant 1 compiles differently for
+// shared memory (ATOMS.POPC.INC, which adds a warp's same-address increments in one go), so the
+// shared kernels come in both forms: _one (the constant, as a histogram writes it) and _add.
+
+extern "C" __global__ void atomic_global_distinct(unsigned* a, int iters, unsigned inc) {
+  unsigned* p = a + blockIdx.x * blockDim.x + threadIdx.x;
+  for (int i = 0; i < iters; i++) atomicAdd(p, inc);
+}
+
+extern "C" __global__ void atomic_global_same(unsigned* a, int iters, unsigned inc) {
+  for (int i = 0; i < iters; i++) atomicAdd(a, inc);
+}
+
+#define ATOMIC_SHARED(NAME, INDEX, INC)                                                  \
+  extern "C" __global__ void __launch_bounds__(1024, 2) NAME(unsigned* out, int iters, unsigned inc) { \
+    __shared__ unsigned s[1024];                                                         \
+    s[threadIdx.x] = 0;                                                                  \
+    __syncthreads();                                                                     \
+    unsigned* p = s + (INDEX);                                                           \
+    for (int i = 0; i < iters; i++) atomicAdd(p, INC);                                   \
+    __syncthreads();                                                                     \
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s[threadIdx.x];                        \
+  }
+
+ATOMIC_SHARED(atomic_shared_distinct_add, threadIdx.x, inc)
+ATOMIC_SHARED(atomic_shared_same_add, 0, inc)
+ATOMIC_SHARED(atomic_shared_distinct_one, threadIdx.x, 1u)
+ATOMIC_SHARED(atomic_shared_same_one, 0, 1u)
+
+// ---------------------------------------------------------------------------------------------
+// Launch overhead: an empty kernel, and a kernel that spins on %globaltimer for `ns`
+// nanoseconds so that the host can queue launches behind it (then the queue drains at the
+// GPU's own rate, free of the host's launch cost).
+
+extern "C" __global__ void empty_kernel() {}
+
+extern "C" __global__ void spin_ns(unsigned long long ns) {
+  const unsigned long long t0 = global_ns();
+  while (global_ns() - t0 < ns) __nanosleep(1000);
+}

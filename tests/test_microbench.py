@@ -1,0 +1,289 @@
+"""The microbenchmarks (kernels/microbench.cu, kernels.microbench) and their committed H100 results.
+
+CPU tests: the source compiles for sm_90 with NVRTC within its launch bounds and without
+spills; the SASS holds the instructions each figure counts (where nvdisasm is installed);
+the whole program runs against a fake driver that checks every launch's arguments against
+the kernel's PTX parameters; the committed results file has every figure with a unit and a
+method. The GPU test skips with the reason where PyCUDA or a GPU is absent.
+"""
+import json
+import math
+import re
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernels import microbench
+
+RESULTS = Path(__file__).resolve().parent.parent / "kernels" / "results" / "microbench_h100.json"
+SRC = microbench.SOURCE.read_text()
+
+# kernel -> most registers per thread its launch may use (2048 threads per SM, or as launched)
+REG_LIMIT = {**{k: 32 for k in ("mem_read", "mem_write", "mem_copy", "fp32_ffma", "fp64_dfma", "int_imad",
+                                "int_lop3", "sfu_rsqrt", "sfu_exp", "smem_read128",
+                                "atomic_shared_distinct_add", "atomic_shared_same_add",
+                                "atomic_shared_distinct_one", "atomic_shared_same_one")},
+             **{f"smem_read32_stride{k}": 32 for k in (1, 2, 4, 8, 16, 32)},
+             "wmma_tf32": 64, "wmma_fp64": 64, "mma_tf32_m16n8k8": 64, "mma_fp64_m16n8k16": 128}
+
+# kernel -> (SASS opcode the figure counts, how many per loop body at least)
+SASS_COUNTS = {"fp32_ffma": ("FFMA", 256), "fp64_dfma": ("DFMA", 128), "int_imad": ("IMAD", 128),
+               "int_lop3": ("LOP3.LUT", 128), "sfu_rsqrt": ("MUFU.RSQ", 128), "sfu_exp": ("MUFU.EX2", 128),
+               "wmma_tf32": ("HMMA.1684.F32.TF32", 16), "wmma_fp64": ("DMMA.8x8x4", 8),
+               "mma_tf32_m16n8k8": ("HMMA.1688.F32.TF32", 8), "mma_fp64_m16n8k16": ("DMMA.16x8x16", 4),
+               "smem_read32_stride1": ("LDS", 16), "smem_read32_stride32": ("LDS", 16),
+               "smem_read128": ("LDS.128", 4), "chase_ca": ("LDG.E.64", 1), "chase_cg": ("LDG.E.64.STRONG.GPU", 1),
+               "atomic_global_distinct": ("REDG.E.ADD.STRONG.GPU", 1), "atomic_shared_same_add": ("ATOMS.ADD", 1),
+               "atomic_shared_same_one": ("ATOMS.POPC.INC.32", 1)}
+
+
+@pytest.fixture(scope="module")
+def compiled():
+    from cudasim import compile_cuda
+
+    return compile_cuda(SRC, filename="microbench.cu")  # NVRTC, disk-cached
+
+
+def _entries(ptx: str) -> dict[str, list[str]]:
+    """PTX entry -> its parameter types (.u64, .u32, .f32, .f64 ...)."""
+    out = {}
+    for m in re.finditer(r"\.entry (\w+)\(([^)]*)\)", ptx):
+        out[m.group(1)] = re.findall(r"\.param \.(\w+)", m.group(2))
+    return out
+
+
+def test_compiles_for_sm_90_within_launch_bounds_without_spills(compiled):
+    res = compiled.resources
+    kernels = set(_entries(compiled.ptx))
+    assert set(REG_LIMIT) <= kernels
+    for name in kernels:
+        r = res[name]
+        assert r.spill_stores == 0 and r.spill_loads == 0 and r.stack_bytes == 0, (name, r)
+        assert r.registers <= REG_LIMIT.get(name, 255), (name, r.registers)
+
+
+def test_sass_has_the_instructions_each_figure_counts():
+    from analysis.sass import find_nvdisasm
+    from cudasim.compile import compile_cubin
+
+    exe = find_nvdisasm()
+    if not exe:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    cubin, _ = compile_cubin(SRC, filename="microbench.cu")
+    path = Path(__import__("tempfile").mkdtemp()) / "mb.cubin"
+    path.write_bytes(cubin)
+    text = subprocess.run([exe, "-c", str(path)], capture_output=True, text=True, check=True).stdout
+    parts = re.split(r"//-+ \.text\.(\w+)\s+-+", text)
+    bodies = {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
+    op_re = re.compile(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]+)")
+    for name, (op, least) in SASS_COUNTS.items():
+        ops = op_re.findall(bodies[name])
+        assert ops.count(op) >= least, (name, op, ops.count(op))
+    for k in (1, 2, 4, 8, 16, 32):  # ptxas must neither merge a lane's words into wider loads nor hoist them
+        ops = op_re.findall(bodies[f"smem_read32_stride{k}"])
+        assert "LDS.64" not in ops and "LDS.128" not in ops, k
+        assert _in_loop(bodies[f"smem_read32_stride{k}"], "LDS") == 16, k
+    assert _in_loop(bodies["smem_read128"], "LDS.128") == 4
+
+
+def _in_loop(body: str, op: str) -> int:
+    """How many `op` instructions lie inside a loop: between a backward branch and its target."""
+    lines = [l for l in body.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", l)]
+    addr = [int(re.search(r"/\*([0-9a-f]{4})\*/", l).group(1), 16) for l in lines]
+    labels, pending = {}, []  # label -> address of the instruction after it
+    for l in body.splitlines():
+        if m := re.match(r"\s*(\.L_x_\d+):", l):
+            pending.append(m.group(1))
+        elif (a := re.search(r"/\*([0-9a-f]{4})\*/", l)) and pending:
+            for p in pending:
+                labels[p] = int(a.group(1), 16)
+            pending = []
+    count = set()
+    for l, a in zip(lines, addr):
+        m = re.search(r"BRA `\((\.L_x_\d+)\)", l)
+        if m and labels.get(m.group(1)) is not None and labels[m.group(1)] < a:
+            lo = labels[m.group(1)]
+            count |= {b for l2, b in zip(lines, addr) if lo <= b <= a and re.search(rf"\s{re.escape(op)}\s", l2)}
+    return len(count)
+
+
+def test_chain_is_one_cycle_over_every_line():
+    img, start = microbench._chain(64 * 128, 1 << 20, np.random.default_rng(0))
+    seen, p = set(), start
+    for _ in range(64):
+        seen.add(p)
+        p = int(img[(p - (1 << 20)) // 8])
+    assert p == start and len(seen) == 64 and all((q - (1 << 20)) % 128 == 0 for q in seen)
+
+
+# ---- a fake driver: every launch's arguments are checked against the kernel's PTX parameters
+_KIND = {"u64": "8i", "s64": "8i", "b64": "8i", "u32": "4i", "s32": "4i", "b32": "4i", "f32": "4f", "f64": "8f"}
+
+
+def _arg_kind(a) -> str:
+    if isinstance(a, _Alloc):
+        return "8i"
+    if isinstance(a, np.generic):
+        return f"{a.dtype.itemsize}{'f' if a.dtype.kind == 'f' else 'i'}"
+    raise TypeError(f"argument {a!r} of type {type(a).__name__} is not what PyCUDA packs")
+
+
+class _Alloc(int):
+    def free(self):
+        pass
+
+
+class _Event:
+    def record(self, stream=None):
+        pass
+
+    def synchronize(self):
+        pass
+
+    def time_since(self, other):
+        return 1.0
+
+
+class _Fn:
+    def __init__(self, name, params, launches):
+        self.name, self.params, self.launches = name, params, launches
+        self.num_regs, self.shared_size_bytes = 32, 0
+
+    def __call__(self, *args, block, grid, **kw):
+        kinds = [_arg_kind(a) for a in args]
+        want = [_KIND[p] for p in self.params]
+        assert kinds == want, f"{self.name}: arguments {kinds} but the kernel takes {want}"
+        assert len(block) == 3 and len(grid) == 2 and math.prod(block) <= 1024
+        self.launches.append(self.name)
+
+    def prepare(self, fmt):
+        self.fmt = fmt
+
+    def prepared_call(self, grid, block, *args):
+        assert len(self.fmt) == len(self.params) == len(args), self.name
+        self.launches.append(self.name)
+
+
+class _FakeCuda:
+    def __init__(self):
+        self.next = 1 << 30
+        self.Event = _Event
+        self.Stream = lambda: object()
+
+        class Context:
+            @staticmethod
+            def synchronize():
+                pass
+
+        self.Context = Context
+
+    def mem_alloc(self, n):
+        a = _Alloc(self.next)
+        self.next += (n + 255) // 256 * 256
+        return a
+
+    def to_device(self, arr):
+        return self.mem_alloc(arr.nbytes)
+
+    def memcpy_dtoh(self, dest, src):
+        if dest.dtype == np.int64:  # stamps [c0, c1, g0, g1]: 2 cycles per ns
+            flat = dest.reshape(-1, dest.shape[-1]) if dest.ndim > 1 else dest.reshape(1, -1)
+            if flat.shape[1] == 4:
+                flat[:] = [0, 2000, 0, 1000]
+            else:
+                flat[:] = 100
+        else:
+            dest[...] = 0
+
+    def pagelocked_empty(self, n, dtype):
+        return np.empty(n, dtype)
+
+    def get_driver_version(self):
+        return 13000
+
+    def __getattr__(self, name):  # memset_d32, memcpy_htod(_async), memcpy_dtod, memcpy_dtoh_async
+        if name.startswith(("memset", "memcpy")):
+            return lambda *a, **k: None
+        raise AttributeError(name)
+
+
+def test_runs_end_to_end_against_a_fake_driver(compiled, monkeypatch, tmp_path):
+    from kernels import gpu
+
+    launches = []
+    entries = _entries(compiled.ptx)
+
+    class _Module:
+        def get_function(self, name):
+            return _Fn(name, entries[name], launches)
+
+    fake = _FakeCuda()
+    monkeypatch.setattr(gpu, "_ctx", {"cuda": fake, "dev": {"name": "fake", "cc": (9, 0), "sms": 4,
+                                                            "l2_bytes": 50 << 20}})
+    monkeypatch.setattr(gpu, "module", lambda source, options=(), filename="": _Module())
+    monkeypatch.setattr(microbench, "CHASE_BYTES", {"l1": 32 << 10, "l2": 1 << 20, "dram": 2 << 20})
+    monkeypatch.setattr(microbench, "nvidia_smi", lambda q="": {"driver_version": "0"})
+    out = tmp_path / "mb.json"
+    assert microbench.main(["--quick", "--out", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert not data["errors"]
+    assert set(entries) - {"chase_shared"} <= set(launches) | {"chase_shared"}
+    _check_results(data, quick=True)
+
+
+def _check_results(data: dict, quick: bool) -> None:
+    for key in ("device", "date", "protocol", "clocks", "figures", "command"):
+        assert key in data, key
+    assert set(data["clocks"]) == {"before", "after"}
+    expected = {"sm_clock", "gpu_timer_rate", "dram_read", "dram_write", "dram_copy", "l2_read", "smem_read32_per_sm",
+                "smem_read128_per_sm", "smem_conflict_2way", "smem_conflict_32way", "ffma", "ffma_per_clk_sm", "dfma",
+                "imad", "lop3", "mufu_rsqrt", "mufu_ex2", "tf32_wmma", "fp64_wmma", "tf32_mma_m16n8k8",
+                "fp64_mma_m16n8k16", "launch_empty_event_queued", "latency_l1", "latency_l2",
+                "latency_dram", "latency_smem", "atomic_global_distinct", "atomic_global_same",
+                "atomic_shared_distinct_add", "atomic_shared_same_one", "launch_empty_event", "launch_gpu",
+                "launch_host", "h2d_pageable", "h2d_pinned", "d2h_pageable", "d2h_pinned", "bidir_pinned",
+                "bidir_overlap"}
+    assert expected <= set(data["figures"]), expected - set(data["figures"])
+    for name, f in data["figures"].items():
+        assert isinstance(f["value"], (int, float)), name
+        assert isinstance(f["unit"], str) and f["unit"], name
+        assert isinstance(f["method"], str) and len(f["method"]) > 20, name
+
+
+def test_committed_h100_results_have_every_figure_with_unit_and_method():
+    data = json.loads(RESULTS.read_text())
+    _check_results(data, quick=False)
+    assert not data["quick"] and not data["errors"]
+    assert "H100" in data["device"]["name"] and data["device"]["driver"]
+    assert "clocks.current.sm [MHz]" in data["clocks"]["before"]
+    figs = data["figures"]
+    assert all(math.isfinite(f["value"]) and f["value"] > 0 for f in figs.values())
+    # the measured rates sit where an H100 SXM can put them (datasheet: 3.35 TB/s HBM3, 66.9 TFLOP/s FP32)
+    assert 2000 < figs["dram_copy"]["value"] < 3350
+    assert 1000 < figs["sm_clock"]["value"] <= 2000
+    assert 100 < figs["ffma_per_clk_sm"]["value"] <= 130
+
+
+def test_cli_without_gpu_says_why():
+    try:
+        import pycuda  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("PyCUDA is installed: the no-GPU path is not reachable here")
+    assert microbench.main(["--quick"]) == 2
+
+
+def test_on_gpu_quick_pass(tmp_path):
+    from kernels import gpu
+
+    try:
+        gpu.init()
+    except gpu.GpuUnavailable as e:
+        pytest.skip(str(e))
+    out = tmp_path / "mb.json"
+    assert microbench.main(["--quick", "--only", "clock", "dram", "compute", "--out", str(out)]) == 0
+    figs = json.loads(out.read_text())["figures"]
+    assert figs["ffma_per_clk_sm"]["value"] > 64 and figs["dram_read"]["value"] > 100
