@@ -22,13 +22,13 @@ def _wide(dt: np.dtype) -> np.dtype:
     return np.dtype(f"{'i' if dt.kind == 'i' else 'u'}{dt.itemsize * 2}")
 
 
-def flush_subnormal(x, dt: np.dtype):
+def flush_subnormal(x: "np.ndarray | np.generic", dt: np.dtype) -> np.ndarray:
     """`.ftz`: subnormal values become zero of the same sign."""
     tiny = np.finfo(dt).tiny
     return np.where(np.abs(x) < tiny, np.copysign(dt.type(0), x), x).astype(dt)
 
 
-def saturate(x, dt: np.dtype):
+def saturate(x: "np.ndarray | np.generic", dt: np.dtype) -> np.ndarray:
     """`.sat` on floats: clamp to [0, 1], NaN to 0."""
     return np.clip(np.nan_to_num(x, nan=0.0), 0, 1).astype(dt)
 

@@ -20,6 +20,8 @@ from .trace import Recorder
 
 @dataclass(frozen=True)
 class DecodeContext:
+    """One per program, shared by all its decoders."""
+
     reg_types: Mapping[str, str]
     layout: Layout
     clock: Clock

@@ -69,11 +69,12 @@ def row_problems(r: Opcode) -> list[str]:
     return p
 
 
-def _nop(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
+def decode_nop(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
+    """Memory ordering and hints: nothing to do where every access completes at issue."""
     return lambda b, m: None
 
 
-_ROWS = (
+ROWS = (
     # arithmetic: register-only; the fusable ones run stacked
     Opcode("add", arith.decode_binary, ALU, pure=True, fusable=True),
     Opcode("sub", arith.decode_binary, ALU, pure=True, fusable=True),
@@ -125,11 +126,11 @@ _ROWS = (
     Opcode("red", memops.decode_atom, MEMORY),
     Opcode("cp", memops.decode_cp, MEMORY),  # cp.async
     # ordering and hints: no effect where every access completes at issue; fences all the same
-    Opcode("membar", _nop, NOP),
-    Opcode("fence", _nop, NOP),
-    Opcode("prefetch", _nop, NOP),
-    Opcode("prefetchu", _nop, NOP),
-    Opcode("pmevent", _nop, NOP),
+    Opcode("membar", decode_nop, NOP),
+    Opcode("fence", decode_nop, NOP),
+    Opcode("prefetch", decode_nop, NOP),
+    Opcode("prefetchu", decode_nop, NOP),
+    Opcode("pmevent", decode_nop, NOP),
     # warp-wide
     Opcode("shfl", warp.decode_shfl, WARP),
     Opcode("vote", warp.decode_vote, WARP),
@@ -150,7 +151,7 @@ _ROWS = (
     Opcode("brkpt", None, CONTROL, refused=_NOT_MODELLED),
 )
 
-OPCODES: dict[str, Opcode] = {r.name: r for r in _ROWS}
+OPCODES: dict[str, Opcode] = {r.name: r for r in ROWS}
 
 
 def decode(ins: Instruction, pc: int, ctx: DecodeContext) -> Op | None:

@@ -102,7 +102,7 @@ def reader(o: Operand, t: str, ctx: Scope) -> Reader:
     raise KeyError(f"cannot read operand {o} as a value")
 
 
-def cast(v, dt: np.dtype) -> "np.ndarray | np.generic":
+def cast(v: "np.ndarray | np.generic", dt: np.dtype) -> "np.ndarray | np.generic":
     """`v` (array or scalar) as `dt`: reinterpreted where the widths match, else converted."""
     v = np.asarray(v)
     if v.dtype == dt:

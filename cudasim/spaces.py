@@ -141,7 +141,7 @@ def shared_base(b: Batch, idx: np.ndarray, rows: int) -> np.ndarray:
     return v
 
 
-def gather_addr(addr, idx: np.ndarray) -> np.ndarray:
+def gather_addr(addr: "np.ndarray | np.generic", idx: np.ndarray) -> np.ndarray:
     """An address (array over lanes or scalar) at lanes `idx`, as uint64."""
     a = np.asarray(addr)
     return np.full(len(idx), a, np.uint64) if a.ndim == 0 else a[idx].astype(np.uint64)

@@ -67,67 +67,78 @@ def decode_wmma(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     shape = next((x for x in ins.mods if x in _WMMA_SHAPES), None)
     if shape is None:
         raise unsupported(ins, "only the TF32 m16n16k8 and FP64 m8n8k4 shapes are modelled")
-    M, N, K = _WMMA_SHAPES[shape]
     if kind in ("load", "store"):
-        frag = ins.mods[1]
-        layout = "col" if ins.has("col") else "row"
-        t = ins.type
-        if t not in _WMMA_TYPES:
-            raise unsupported(ins)
-        rows, cols = {"a": (M, K), "b": (K, N), "c": (M, N), "d": (M, N)}[frag]
-        dt = dtype_of("f32" if t == "tf32" else t)
-        per = rows * cols // 32
-        space = space_of(ins)
-        if kind == "load":
-            regs_o, mem_o = ins.operands[0], ins.operands[1]
-        else:
-            mem_o, regs_o = ins.operands[0], ins.operands[1]
-        stride_o = ins.operands[2] if len(ins.operands) > 2 else None
-        items = regs_o.items if regs_o.kind == "vec" else (regs_o,)
-        if len(items) != per:
-            raise unsupported(ins, f"expected {per} registers per lane")
-        addr = address(mem_o, ctx)
-        rstride = reader(stride_o, "u32", ctx) if stride_o is not None else None
-        er, ec = fragment_layout(shape, frag)
-        readers = [reader(x, "f32" if t == "tf32" else t, ctx) for x in items]
-        esize = dt.itemsize
-        runs = fragment_runs(er, ec, layout, esize)
-        locate, check, record = ctx.layout.locate, ctx.hazards.check, ctx.recorder.record
-
-        def wmma_mem(b: Batch, m: Mask) -> None:
-            act = m.mask.reshape(-1, 32)
-            warps = np.flatnonzero(act.any(1))
-            if not act[warps].all():
-                raise SimulationError(f"{ins.where()}: wmma needs all 32 lanes of a warp active (.aligned)")
-            lanes = (warps[:, None] * 32 + np.arange(32)).ravel()
-            base = gather_addr(addr(b), lanes).reshape(-1, 32)[:, 0]
-            ld = np.asarray(rstride(b)).astype(np.int64) if rstride is not None else np.int64(cols if layout ==
-                                                                                                "row" else rows)
-            ld = np.broadcast_to(ld, (b.L,))[lanes].reshape(-1, 32)[:, 0] if np.ndim(ld) else \
-                np.full(len(warps), ld)
-            elem = (er * ld[:, None, None] + ec) if layout == "row" else (ec * ld[:, None, None] + er)
-            a = base[:, None, None] + (elem * esize).astype(np.uint64)  # (warps, 32, per)
-            for k in range(per):
-                ak = a[:, :, k].ravel()
-                parts = split(space, ak)
-                for sp, (pos, sa) in parts.items():
-                    sidx = lanes if pos is None else lanes[pos]
-                    arr, off = locate(b, ins, sp, sidx, sa, esize)
-                    if kind == "load":
-                        scatter(b, items[k].name, sidx, read(arr, off, esize, 1)[:, 0].view(dt))
-                    else:
-                        v = np.broadcast_to(np.asarray(readers[k](b)), (b.L,))[sidx].astype(dt)
-                        write(arr, off, esize, v.view(np.dtype(f"u{esize}"))[:, None])
-                    if sp == "shared":
-                        check(b, pc, ins, sidx, off, esize, write=kind != "load")
-            for run in runs:  # traced as the hardware moves it: each contiguous run one access
-                parts = split(space, a[:, :, run[0]].ravel())
-                for sp, (pos, sa) in parts.items():
-                    sidx = lanes if pos is None else lanes[pos]
-                    record(b, pc, sp, "ld" if kind == "load" else "st", esize * len(run), sidx, sa)
-        return wmma_mem
+        return _decode_access(ins, pc, ctx, kind, shape)
     if kind != "mma":
         raise unsupported(ins)
+    return _decode_mma(ins, ctx, shape)
+
+
+def _decode_access(ins: Instruction, pc: int, ctx: DecodeContext, kind: str, shape: str) -> Op:
+    """wmma.load / wmma.store of one fragment: every lane's elements, traced run by run."""
+    M, N, K = _WMMA_SHAPES[shape]
+    frag = ins.mods[1]
+    layout = "col" if ins.has("col") else "row"
+    t = ins.type
+    if t not in _WMMA_TYPES:
+        raise unsupported(ins)
+    rows, cols = {"a": (M, K), "b": (K, N), "c": (M, N), "d": (M, N)}[frag]
+    dt = dtype_of("f32" if t == "tf32" else t)
+    per = rows * cols // 32
+    space = space_of(ins)
+    if kind == "load":
+        regs_o, mem_o = ins.operands[0], ins.operands[1]
+    else:
+        mem_o, regs_o = ins.operands[0], ins.operands[1]
+    stride_o = ins.operands[2] if len(ins.operands) > 2 else None
+    items = regs_o.items if regs_o.kind == "vec" else (regs_o,)
+    if len(items) != per:
+        raise unsupported(ins, f"expected {per} registers per lane")
+    addr = address(mem_o, ctx)
+    rstride = reader(stride_o, "u32", ctx) if stride_o is not None else None
+    er, ec = fragment_layout(shape, frag)
+    readers = [reader(x, "f32" if t == "tf32" else t, ctx) for x in items]
+    esize = dt.itemsize
+    runs = fragment_runs(er, ec, layout, esize)
+    locate, check, record = ctx.layout.locate, ctx.hazards.check, ctx.recorder.record
+
+    def wmma_mem(b: Batch, m: Mask) -> None:
+        act = m.mask.reshape(-1, 32)
+        warps = np.flatnonzero(act.any(1))
+        if not act[warps].all():
+            raise SimulationError(f"{ins.where()}: wmma needs all 32 lanes of a warp active (.aligned)")
+        lanes = (warps[:, None] * 32 + np.arange(32)).ravel()
+        base = gather_addr(addr(b), lanes).reshape(-1, 32)[:, 0]
+        ld = np.asarray(rstride(b)).astype(np.int64) if rstride is not None else np.int64(cols if layout ==
+                                                                                            "row" else rows)
+        ld = np.broadcast_to(ld, (b.L,))[lanes].reshape(-1, 32)[:, 0] if np.ndim(ld) else \
+            np.full(len(warps), ld)
+        elem = (er * ld[:, None, None] + ec) if layout == "row" else (ec * ld[:, None, None] + er)
+        a = base[:, None, None] + (elem * esize).astype(np.uint64)  # (warps, 32, per)
+        for k in range(per):
+            ak = a[:, :, k].ravel()
+            parts = split(space, ak)
+            for sp, (pos, sa) in parts.items():
+                sidx = lanes if pos is None else lanes[pos]
+                arr, off = locate(b, ins, sp, sidx, sa, esize)
+                if kind == "load":
+                    scatter(b, items[k].name, sidx, read(arr, off, esize, 1)[:, 0].view(dt))
+                else:
+                    v = np.broadcast_to(np.asarray(readers[k](b)), (b.L,))[sidx].astype(dt)
+                    write(arr, off, esize, v.view(np.dtype(f"u{esize}"))[:, None])
+                if sp == "shared":
+                    check(b, pc, ins, sidx, off, esize, write=kind != "load")
+        for run in runs:  # traced as the hardware moves it: each contiguous run one access
+            parts = split(space, a[:, :, run[0]].ravel())
+            for sp, (pos, sa) in parts.items():
+                sidx = lanes if pos is None else lanes[pos]
+                record(b, pc, sp, "ld" if kind == "load" else "st", esize * len(run), sidx, sa)
+    return wmma_mem
+
+
+def _decode_mma(ins: Instruction, ctx: DecodeContext, shape: str) -> Op:
+    """wmma.mma: D = A B + C per warp, in float64, rounded once to D's type."""
+    M, N, K = _WMMA_SHAPES[shape]
     tys = ins.types
     if tys not in (("f32", "tf32", "tf32", "f32"), ("f64", "f64", "f64", "f64")):
         raise unsupported(ins, "only TF32 (f32 accumulate) and FP64 wmma.mma are modelled")
@@ -163,5 +174,3 @@ def decode_wmma(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
         for i, p in enumerate(puts):
             p(b, D[:, i], m)
     return mma
-
-# -- running ---------------------------------------------------------------------------
