@@ -132,7 +132,7 @@ class Fusion:
         wrote last time."""
         body = self.body
         a_rows, b_rows, c_rows, dests = ([body[pc].operands[i].name for pc in pcs] for i in (1, 2, 3, 0))
-        A, B, C, D = _rows(a_rows), _rows(b_rows), _rows(c_rows), _rows(dests)
+        A, B, C = _rows(a_rows), _rows(b_rows), _rows(c_rows)
         G = len(pcs)
         outer = _outer(A, B)
         accumulate = c_rows == dests
