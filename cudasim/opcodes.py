@@ -52,8 +52,8 @@ def row_problems(r: Opcode) -> list[str]:
         p.append(f"kind {r.kind!r} is not one of {KINDS}")
     if r.fusable and not r.pure:
         p.append("fusable but not pure")
-    if r.pure and r.kind != ALU:
-        p.append("pure but not an alu instruction")
+    if r.pure != (r.kind == ALU):  # an alu row left impure would silently become a fence
+        p.append("alu instructions, and only they, are pure")
     if r.access not in (None, "load", "store") or (r.access and r.kind != MEMORY):
         p.append(f"access {r.access!r} on a {r.kind} instruction")
     if (r.branch or r.exits) and not (r.ends_block and r.kind == CONTROL):

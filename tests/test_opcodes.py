@@ -58,7 +58,9 @@ def test_a_malformed_row_is_refused_when_the_table_is_built():
     with pytest.raises(ValueError, match="fusable but not pure"):
         opcodes.Opcode("frob", opcodes.decode_nop, opcodes.ALU, fusable=True)
     with pytest.raises(ValueError, match="no decoder"):
-        opcodes.Opcode("jump", None, opcodes.ALU)
+        opcodes.Opcode("jump", None, opcodes.ALU, pure=True)
+    with pytest.raises(ValueError, match="only they, are pure"):  # it would silently be a fence
+        opcodes.Opcode("frob", opcodes.decode_nop, opcodes.ALU)
 
 
 def test_every_opcode_nvrtc_emits_for_the_catalog_is_in_the_table():
