@@ -2,7 +2,8 @@
 
 A divergent branch reconverges at its immediate post-dominator (IPDOM): the first block
 every path from the branch must pass through. Post-dominators are dominators of the reversed
-graph rooted at a virtual exit node that every `exit`/`ret` block flows into.
+graph rooted at a virtual exit node that every exiting block flows into. Which instructions
+end a block, branch or exit is read from the opcode table.
 """
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 
+from .opcodes import OPCODES
 from .ptx import Function, Instruction
 
 EXIT = -1  # "reconverges only at kernel exit"
@@ -34,8 +36,15 @@ class CFG:
     ipdom: dict[int, int]  # branch instruction index -> reconvergence instruction index (or EXIT)
 
 
+def _control(ins: Instruction) -> tuple[bool, bool, bool]:
+    """(ends its block, branches, exits), from the opcode table; an opcode with no row is none of
+    them here (decode refuses it)."""
+    r = OPCODES.get(ins.base)
+    return (r.ends_block, r.branch, r.exits) if r is not None else (False, False, False)
+
+
 def is_terminator(ins: Instruction) -> bool:
-    return ins.base in ("bra", "exit", "ret", "brx", "trap")
+    return _control(ins)[0]
 
 
 def branch_target(fn: Function, ins: Instruction) -> int:
@@ -64,14 +73,15 @@ def build_cfg(fn: Function) -> CFG:
     g.add_node(_VIRTUAL_EXIT)
     for bi, b in enumerate(blocks):
         ins = body[b.last]
+        _, branch, exits = _control(ins)
         falls = bi + 1 < len(blocks)
-        if ins.base == "bra":
+        if branch:
             g.add_edge(bi, block_of[branch_target(fn, ins)])
             if ins.guard is not None and falls:
                 g.add_edge(bi, bi + 1)
             elif ins.guard is not None:
                 g.add_edge(bi, _VIRTUAL_EXIT)
-        elif ins.base in ("exit", "ret", "trap"):
+        elif exits:
             g.add_edge(bi, _VIRTUAL_EXIT)
             if ins.guard is not None:
                 g.add_edge(bi, bi + 1 if falls else _VIRTUAL_EXIT)
@@ -83,7 +93,8 @@ def build_cfg(fn: Function) -> CFG:
     ipdom: dict[int, int] = {}
     for bi, b in enumerate(blocks):
         ins = body[b.last]
-        if ins.base in ("bra", "exit", "ret", "trap") and ins.guard is not None:
+        _, branch, exits = _control(ins)
+        if (branch or exits) and ins.guard is not None:
             p = ipdoms.get(bi, _VIRTUAL_EXIT)  # blocks that never reach an exit (endless loops)
             ipdom[b.last] = EXIT if p == _VIRTUAL_EXIT else blocks[p].start
     return CFG(blocks, g, block_of, ipdom)

@@ -73,6 +73,7 @@ class Batch:
     warp_block: np.ndarray = None  # (W,) linear grid index of each warp's block
     warp_in_block: np.ndarray = None  # (W,) int32 warp index within its block
     cache: dict = field(default_factory=dict)  # derived arrays the executor reuses
+    stack: list[Entry] = field(default_factory=list)  # the divergence stack, top last, while the batch runs
 
     @property
     def W(self) -> int:

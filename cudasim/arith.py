@@ -1,0 +1,300 @@
+"""Arithmetic instructions: integer and floating-point add, multiply, divide, fused multiply-add,
+min/max and the unary functions, each decoded once into a closure over lane vectors.
+
+Arithmetic follows the PTX ISA: integers wrap at their width; float32 arithmetic is done in
+float32 (IEEE round-to-nearest, as `.rn`); `fma.rn.f32` is computed as one float64
+multiply-add rounded to float32, which is exact for the product and rounds twice only in
+rare ties (at most 1 ulp from the GPU); `fma.rn.f64` uses an error-free product and sum (at
+most 1 ulp). Approximate functions (`rcp.approx`, `sqrt.approx`, `ex2.approx`, ...) are
+computed to full precision, which is within the few ulp the ISA allows the GPU. Directed
+roundings and carry chains are refused.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .operands import Op, Scope, dtype_of, reader, unsigned, unsupported, writer
+from .ptx import Instruction
+from .state import Batch, Mask
+
+
+def _wide(dt: np.dtype) -> np.dtype:
+    return np.dtype(f"{'i' if dt.kind == 'i' else 'u'}{dt.itemsize * 2}")
+
+
+def flush_subnormal(x: "np.ndarray | np.generic", dt: np.dtype) -> np.ndarray:
+    """`.ftz`: subnormal values become zero of the same sign."""
+    tiny = np.finfo(dt).tiny
+    return np.where(np.abs(x) < tiny, np.copysign(dt.type(0), x), x).astype(dt)
+
+
+def saturate(x: "np.ndarray | np.generic", dt: np.dtype) -> np.ndarray:
+    """`.sat` on floats: clamp to [0, 1], NaN to 0."""
+    return np.clip(np.nan_to_num(x, nan=0.0), 0, 1).astype(dt)
+
+
+def _mulhi(a, b, dt: np.dtype):
+    """High half of the full product, at the width of `dt`."""
+    if dt.itemsize <= 4:
+        w = _wide(dt)
+        return (np.asarray(a).astype(w) * np.asarray(b).astype(w) >> (8 * dt.itemsize)).astype(dt)
+    ua = np.asarray(a).view(np.uint64) if np.ndim(a) else np.uint64(np.asarray(a).view(np.uint64))
+    ub = np.asarray(b).view(np.uint64) if np.ndim(b) else np.uint64(np.asarray(b).view(np.uint64))
+    m32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    al, ah, bl, bh = ua & m32, ua >> s32, ub & m32, ub >> s32
+    ll = al * bl
+    lh = al * bh
+    hl = ah * bl
+    hh = ah * bh
+    mid = (ll >> s32) + (lh & m32) + (hl & m32)
+    hi = hh + (lh >> s32) + (hl >> s32) + (mid >> s32)
+    if dt.kind == "i":  # signed: subtract the wrapped operands where the other is negative
+        hi = hi - np.where(np.asarray(a) < 0, ub, np.uint64(0)) - np.where(np.asarray(b) < 0, ua, np.uint64(0))
+    return np.asarray(hi).view(dt) if np.ndim(hi) else np.asarray(hi).view(dt)[()]
+
+
+def _two_prod_fma64(a, b, c):
+    """fma in float64 via error-free transformations (Dekker product, Knuth sum): <= 1 ulp."""
+    a = np.asarray(a, np.float64)
+    b = np.asarray(b, np.float64)
+    c = np.asarray(c, np.float64)
+    p = a * b
+    split = 134217729.0
+    ta = a * split
+    ah = ta - (ta - a)
+    al = a - ah
+    tb = b * split
+    bh = tb - (tb - b)
+    bl = b - bh
+    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+    s = p + c
+    bb = s - p
+    t = (p - (s - bb)) + (c - bb)
+    r = s + (t + e)
+    return np.where(np.isfinite(r) & np.isfinite(p), r, a * b + c)
+
+
+def _popc(x):
+    x = np.asarray(x)
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(x).astype(np.uint32)
+    u = x.view(unsigned(x.dtype)) if x.ndim else x.astype(unsigned(x.dtype))
+    bits = np.unpackbits(np.atleast_1d(u).view(np.uint8).reshape(-1, u.dtype.itemsize), axis=1)
+    return bits.sum(1).astype(np.uint32).reshape(u.shape)
+
+
+def _clz(x, width: int):
+    u = np.asarray(x).astype(np.uint64)
+    n = np.full(u.shape, width, np.uint32)
+    nz = u != 0
+    # position of the highest set bit, exactly (float log2 is inexact near 2^53)
+    hb = np.zeros(u.shape, np.int64)
+    v = u.copy()
+    for s in (32, 16, 8, 4, 2, 1):
+        big = v >= (np.uint64(1) << np.uint64(s))
+        hb += np.where(big, s, 0)
+        v = np.where(big, v >> np.uint64(s), v)
+    n = np.where(nz, width - 1 - hb, n)
+    return n.astype(np.uint32)
+
+
+def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    base, t = ins.base, ins.type
+    dt = dtype_of(t)
+    d, a, bo = ins.operands[:3]
+    ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
+    if dt.kind == "f":
+        if ins.has("rz", "rm", "rp") and base in ("add", "sub", "mul"):
+            raise unsupported(ins, "directed rounding")
+        sat, ftz = ins.has("sat"), ins.has("ftz")
+        f = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[base]
+
+        def op(b: Batch, m: Mask) -> None:
+            x, y = ra(b), rb(b)
+            if ftz:
+                x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
+            r = f(x, y, dtype=dt)
+            if ftz:
+                r = flush_subnormal(r, dt)
+            if sat:
+                r = saturate(r, dt)
+            put(b, r, m)
+        return op
+    if ins.has("sat"):
+        if t != "s32" or base not in ("add", "sub"):
+            raise unsupported(ins)
+
+        def sat_op(b: Batch, m: Mask) -> None:
+            x = np.asarray(ra(b)).astype(np.int64)
+            y = np.asarray(rb(b)).astype(np.int64)
+            r = x + y if base == "add" else x - y
+            put(b, np.clip(r, -2 ** 31, 2 ** 31 - 1).astype(np.int32), m)
+        return sat_op
+    if base == "mul":
+        if ins.has("wide"):
+            w = _wide(dt)
+
+            def wide(b: Batch, m: Mask) -> None:
+                put(b, np.multiply(np.asarray(ra(b)).astype(w), np.asarray(rb(b)).astype(w)), m)
+            return wide
+        if ins.has("hi"):
+            return lambda b, m: put(b, _mulhi(ra(b), rb(b), dt), m)
+        return lambda b, m: put(b, np.multiply(ra(b), rb(b), dtype=dt), m)
+    if ins.has("cc") or base in ("addc", "subc"):
+        raise unsupported(ins, "carry chains")
+    f = {"add": np.add, "sub": np.subtract}[base]
+    return lambda b, m: put(b, f(ra(b), rb(b), dtype=dt), m)
+
+
+def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    if dt.kind == "f":
+        return decode_fma(ins, pc, ctx)
+    d, a, bo, c = ins.operands[:4]
+    put = writer(d, ctx)
+    ra, rb = reader(a, t, ctx), reader(bo, t, ctx)
+    if ins.has("wide"):
+        w = _wide(dt)
+        rc = reader(c, {"i": "s", "u": "u"}[w.kind] + str(8 * w.itemsize), ctx)
+
+        def wide(b: Batch, m: Mask) -> None:
+            put(b, np.asarray(ra(b)).astype(w) * np.asarray(rb(b)).astype(w) + rc(b), m)
+        return wide
+    rc = reader(c, t, ctx)
+    if ins.has("hi"):
+        return lambda b, m: put(b, np.add(_mulhi(ra(b), rb(b), dt), rc(b), dtype=dt), m)
+    if ins.has("cc"):
+        raise unsupported(ins, "carry chains")
+    return lambda b, m: put(b, np.add(np.multiply(ra(b), rb(b), dtype=dt), rc(b), dtype=dt), m)
+
+
+def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    if ins.has("rz", "rm", "rp"):
+        raise unsupported(ins, "directed rounding")
+    d, a, bo, c = ins.operands[:4]
+    ra, rb, rc, put = reader(a, t, ctx), reader(bo, t, ctx), reader(c, t, ctx), writer(d, ctx)
+    sat, ftz = ins.has("sat"), ins.has("ftz")
+    if t == "f32":
+        def op(b: Batch, m: Mask) -> None:
+            x, y, z = ra(b), rb(b), rc(b)
+            if ftz:
+                x, y, z = flush_subnormal(x, dt), flush_subnormal(y, dt), flush_subnormal(z, dt)
+            r = np.multiply(x, y, dtype=np.float64)
+            r = np.add(r, z, out=r if type(r) is np.ndarray else None).astype(np.float32)
+            if ftz:
+                r = flush_subnormal(r, dt)
+            if sat:
+                r = saturate(r, dt)
+            put(b, r, m)
+        return op
+    if t == "f64":
+        return lambda b, m: put(b, _two_prod_fma64(ra(b), rb(b), rc(b)), m)
+    raise unsupported(ins, f"fma of .{t}")
+
+
+def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    d, a, bo = ins.operands[:3]
+    ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
+    if dt.kind == "f":
+        if ins.has("rz", "rm", "rp"):
+            raise unsupported(ins, "directed rounding")
+        ftz = ins.has("ftz")
+
+        def fdiv(b: Batch, m: Mask) -> None:
+            x, y = ra(b), rb(b)
+            if ftz:
+                x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
+            r = np.divide(x, y, dtype=dt)
+            put(b, flush_subnormal(r, dt) if ftz else r, m)
+        return fdiv
+    rem = ins.base == "rem"
+    ones = dt.type(-1) if dt.kind == "i" else np.iinfo(dt).max
+
+    def idiv(b: Batch, m: Mask) -> None:
+        x, y = np.asarray(ra(b)), np.asarray(rb(b))
+        zero = y == 0
+        ys = np.where(zero, dt.type(1), y).astype(dt)
+        if dt.kind == "i":  # C semantics: the quotient truncates toward zero; MIN / -1 wraps
+            xa, ya = x.astype(np.int64), ys.astype(np.int64)
+            if dt.itemsize < 8:
+                q = np.abs(xa) // np.abs(ya) * np.sign(xa) * np.sign(ya)
+            else:
+                q = xa // ya
+                q = q + ((q * ya != xa) & ((xa < 0) ^ (ya < 0)))
+            r = (xa - q * ya) if rem else q
+            r = r.astype(dt)
+        else:
+            r = (x % ys if rem else x // ys).astype(dt)
+        r = np.where(zero, x if rem else ones, r).astype(dt)
+        put(b, r, m)
+    return idiv
+
+
+def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    base, t = ins.base, ins.type
+    dt = dtype_of(t)
+    d, a = ins.operands[:2]
+    ra, put = reader(a, t, ctx), writer(d, ctx)
+    ftz = ins.has("ftz")
+    if base == "neg":
+        return lambda b, m: put(b, np.negative(ra(b), dtype=dt), m)
+    if base == "abs":
+        return lambda b, m: put(b, np.abs(ra(b)).astype(dt), m)
+    if base == "not":
+        if dt == np.bool_:
+            return lambda b, m: put(b, np.logical_not(ra(b)), m)
+        return lambda b, m: put(b, np.invert(ra(b)), m)
+    if base == "cnot":
+        return lambda b, m: put(b, (np.asarray(ra(b)) == 0).astype(dt), m)
+    if base == "popc":
+        return lambda b, m: put(b, _popc(ra(b)), m)
+    if base == "clz":
+        return lambda b, m: put(b, _clz(ra(b), 8 * dt.itemsize), m)
+    if base == "brev":
+        def brev(b: Batch, m: Mask) -> None:
+            x = np.atleast_1d(np.asarray(ra(b)).astype(dt))
+            by = np.unpackbits(x.view(np.uint8).reshape(-1, dt.itemsize), axis=1, bitorder="little")
+            put(b, np.packbits(by[:, ::-1], axis=1, bitorder="little").view(dt).reshape(x.shape), m)
+        return brev
+    # float functions, computed in float64 and rounded once
+    fns = {
+        "sqrt": np.sqrt, "rsqrt": lambda x: 1.0 / np.sqrt(x), "rcp": lambda x: 1.0 / x,
+        "ex2": np.exp2, "lg2": np.log2, "sin": np.sin, "cos": np.cos, "tanh": np.tanh,
+    }
+    if base not in fns or dt.kind != "f":
+        raise unsupported(ins)
+    if ins.has("rz", "rm", "rp"):
+        raise unsupported(ins, "directed rounding")
+    f = fns[base]
+    exact_f32 = base == "sqrt" and not ins.has("approx") and t == "f32"
+
+    def fop(b: Batch, m: Mask) -> None:
+        x = ra(b)
+        if ftz:
+            x = flush_subnormal(x, dt)
+        if exact_f32 or t == "f64":
+            r = f(np.asarray(x, dt)).astype(dt)
+        else:
+            r = f(np.asarray(x, np.float64)).astype(dt)
+        put(b, flush_subnormal(r, dt) if ftz else r, m)
+    return fop
+
+
+def decode_minmax(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    d, a, bo = ins.operands[:3]
+    ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
+    if ins.has("NaN", "xorsign", "relu"):
+        raise unsupported(ins)
+    if dt.kind == "f":
+        f = np.fmin if ins.base == "min" else np.fmax
+    else:
+        f = np.minimum if ins.base == "min" else np.maximum
+    return lambda b, m: put(b, f(ra(b), rb(b)).astype(dt), m)

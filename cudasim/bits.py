@@ -1,0 +1,363 @@
+"""Bit, logic, comparison, selection, move and conversion instructions, each decoded once into a
+closure over lane vectors.
+
+Shifts clamp the shift amount to the width (a logical `shr` for unsigned and bit types,
+arithmetic for signed); comparisons follow the PTX ISA's ordered and unordered forms;
+conversions round as the modifier says, saturate float-to-integer results and send NaN to 0.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from .arith import flush_subnormal, saturate
+from .operands import Op, Scope, cast, dtype_of, reader, unsigned, unsupported, writer
+from .ptx import Instruction, Operand
+from .state import Batch, Mask
+
+
+def decode_logic(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    d, a, bo = ins.operands[:3]
+    ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
+    if dt == np.bool_:
+        f = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}[ins.base]
+    else:
+        f = {"and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor}[ins.base]
+    return lambda b, m: put(b, f(ra(b), rb(b)), m)
+
+
+def decode_shift(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    if ins.base == "shr" and not t.startswith("s"):
+        dt = unsigned(dt)  # logical shift
+    d, a, bo = ins.operands[:3]
+    ra, rs, put = reader(a, t, ctx), reader(bo, "u32", ctx), writer(d, ctx)  # shift amounts are .u32
+    width = 8 * dt.itemsize
+    left = ins.base == "shl"
+    if bo.kind == "imm" and 0 <= bo.value < width:  # the common case: one numpy op
+        sc = dt.type(bo.value)
+        shift = np.left_shift if left else np.right_shift
+        return lambda b, m: put(b, shift(cast(ra(b), dt), sc, dtype=dt), m)
+
+    def op(b: Batch, m: Mask) -> None:
+        x = cast(ra(b), dt)
+        s = np.asarray(rs(b))
+        big = s >= width
+        sc = np.minimum(s, width - 1).astype(dt)
+        if left:
+            r = np.where(big, dt.type(0), np.left_shift(x, sc, dtype=dt))
+        elif dt.kind == "i":
+            r = np.right_shift(x, sc, dtype=dt)  # arithmetic; amounts >= width give the sign
+        else:
+            r = np.where(big, dt.type(0), np.right_shift(x, sc, dtype=dt))
+        put(b, np.asarray(r, dt), m)
+    return op
+
+
+def decode_mov(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    d, a = ins.operands[:2]
+    if d.kind == "vec":  # unpack: mov.b64 {lo, hi}, x
+        n = len(d.items)
+        part = np.dtype(f"u{dt.itemsize // n}")
+        ra = reader(a, "b" + str(8 * dt.itemsize), ctx)
+        puts = [writer(x, ctx) for x in d.items]
+
+        def unpack(b: Batch, m: Mask) -> None:
+            x = np.atleast_1d(np.asarray(ra(b)))
+            parts = x.view(part).reshape(len(x), n)
+            for i, p in enumerate(puts):
+                p(b, parts[:, i] if x.size > 1 else parts[0, i], m)
+        return unpack
+    put = writer(d, ctx)
+    if a.kind == "vec":  # pack: mov.b64 x, {lo, hi}
+        n = len(a.items)
+        ptype = "b" + str(8 * dt.itemsize // n)
+        rs = [reader(x, ptype, ctx) for x in a.items]
+        w = np.dtype(f"u{dt.itemsize}")
+
+        def pack(b: Batch, m: Mask) -> None:
+            r = np.zeros(b.L, w)
+            for i, f in enumerate(rs):
+                r |= np.asarray(f(b)).astype(w) << w.type(8 * dt.itemsize // n * i)
+            put(b, r, m)
+        return pack
+    ra = reader(a, t, ctx)
+    return lambda b, m: put(b, np.array(ra(b)), m)  # a copy: registers never share arrays
+
+
+_CMP_INT = {"eq": np.equal, "ne": np.not_equal, "lt": np.less, "le": np.less_equal, "gt": np.greater,
+            "ge": np.greater_equal, "lo": np.less, "ls": np.less_equal, "hi": np.greater, "hs": np.greater_equal}
+
+
+def _compare(cmp: str, dt: np.dtype) -> Callable:
+    if dt.kind != "f":
+        f = _CMP_INT[cmp]
+        if cmp in ("lo", "ls", "hi", "hs"):
+            u = unsigned(dt)
+            return lambda x, y: f(cast(x, u), cast(y, u))
+        return f
+    if cmp == "num":
+        return lambda x, y: ~(np.isnan(x) | np.isnan(y))
+    if cmp == "nan":
+        return lambda x, y: np.isnan(x) | np.isnan(y)
+    unordered = cmp.endswith("u") and cmp not in ("lu",)
+    base = cmp[:-1] if unordered else cmp
+    f = _CMP_INT[base]
+    if unordered:
+        return lambda x, y: f(x, y) | np.isnan(x) | np.isnan(y)
+    if base == "ne":
+        return lambda x, y: f(x, y) & ~(np.isnan(x) | np.isnan(y))
+    return f
+
+
+_BOOL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
+
+
+def decode_setp(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    cmp = ins.mods[0]
+    boolop = ins.mods[1] if len(ins.mods) > 1 and ins.mods[1] in _BOOL else None
+    ops = ins.operands
+    d, a, bo = ops[:3]
+    ra, rb = reader(a, t, ctx), reader(bo, t, ctx)
+    f = _compare(cmp, dt)
+    ftz = ins.has("ftz")
+    put = writer(d, ctx)
+    putq = writer(Operand("reg", name=ins.dest_pred), ctx) if ins.dest_pred else None
+    rc = None
+    if boolop:
+        rc = reader(ops[3], "pred", ctx)
+    g = _BOOL.get(boolop or "", None)
+
+    def op(b: Batch, m: Mask) -> None:
+        x, y = ra(b), rb(b)
+        if ftz:
+            x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
+        r = np.asarray(f(x, y))
+        if r.ndim == 0:
+            r = np.full(b.L, bool(r))
+        if g is not None:
+            c = rc(b)
+            put(b, g(r, c), m)
+            if putq is not None:
+                putq(b, g(~r, c), m)
+        else:
+            put(b, r, m)
+            if putq is not None:
+                putq(b, ~r, m)
+    return op
+
+
+def decode_selp(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    d, a, bo, c = ins.operands[:4]
+    ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
+    if ins.base == "selp":
+        rc = reader(c, "pred", ctx)
+        return lambda b, m: put(b, np.where(rc(b), ra(b), rb(b)), m)
+    ct = ins.types[-1]
+    rc = reader(c, ct, ctx)
+    dt = dtype_of(ins.types[0])
+    return lambda b, m: put(b, np.where(np.asarray(rc(b)) >= 0, ra(b), rb(b)).astype(dt), m)
+
+
+_IRND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
+
+
+def decode_cvt(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    dtn, atn = ins.types[0], ins.types[1]
+    d, a = ins.operands[:2]
+    put = writer(d, ctx)
+    sat, ftz = ins.has("sat"), ins.has("ftz")
+    if dtn == "tf32":  # round to a 10-bit mantissa, kept in a 32-bit container
+        ra = reader(a, "u32", ctx)
+        if not ins.has("rna", "rn"):
+            raise unsupported(ins)
+        rna = ins.has("rna")
+
+        def tf32(b: Batch, m: Mask) -> None:
+            u = np.asarray(ra(b)).astype(np.uint32)
+            finite = (u & np.uint32(0x7F800000)) != np.uint32(0x7F800000)
+            if rna:
+                r = (u + np.uint32(0x1000)) & np.uint32(0xFFFFE000)
+            else:
+                lsb = (u >> np.uint32(13)) & np.uint32(1)
+                r = (u + np.uint32(0xFFF) + lsb) & np.uint32(0xFFFFE000)
+            put(b, np.where(finite, r, u), m)
+        return tf32
+    if "bf16" in (dtn, atn) or "f16x2" in (dtn, atn) or "bf16x2" in (dtn, atn):
+        raise unsupported(ins, "bf16 conversions")
+    dd, ad = dtype_of(dtn), dtype_of(atn)
+    ra = reader(a, atn, ctx)
+    irnd = next((k for k in _IRND if ins.has(k)), None)
+    frnd = next((k for k in ("rn", "rz", "rm", "rp") if ins.has(k)), None)
+    if dd.kind == "f" and ad.kind == "f":
+        if irnd:
+            f = _IRND[irnd]
+
+            def fround(b: Batch, m: Mask) -> None:
+                x = ra(b)
+                x = flush_subnormal(x, ad) if ftz else x
+                r = f(x).astype(dd)
+                if sat:
+                    r = saturate(r, dd)
+                put(b, r, m)
+            return fround
+        if dd.itemsize < ad.itemsize and frnd not in (None, "rn"):
+            raise unsupported(ins, "directed rounding")
+
+        def fconv(b: Batch, m: Mask) -> None:
+            x = ra(b)
+            r = np.asarray(x).astype(dd)
+            if ftz:
+                r = flush_subnormal(r, dd)
+            if sat:
+                r = saturate(r, dd)
+            put(b, r, m)
+        return fconv
+    if dd.kind != "f" and ad.kind == "f":  # float -> int: round, saturate, NaN -> 0
+        f = _IRND.get(irnd or "rzi")
+        lo, hi = np.iinfo(dd).min, np.iinfo(dd).max
+
+        def f2i(b: Batch, m: Mask) -> None:
+            x = np.asarray(ra(b), np.float64)
+            r = f(x)
+            r = np.where(np.isnan(r), 0, np.clip(r, lo, hi))
+            # clip in float64 can round hi up to 2^63 / 2^64: handle the top explicitly
+            big = r >= float(hi)
+            out = np.where(big, 0, r).astype(dd)
+            put(b, np.where(big, dd.type(hi), out), m)
+        return f2i
+    if dd.kind == "f":  # int -> float, round to nearest
+        if frnd not in (None, "rn"):
+            raise unsupported(ins, "directed rounding")
+        return lambda b, m: put(b, np.asarray(ra(b)).astype(dd), m)
+    # int -> int: truncate or extend by the source's signedness; .sat clamps
+    if sat:
+        lo, hi = np.iinfo(dd).min, np.iinfo(dd).max
+
+        def isat(b: Batch, m: Mask) -> None:
+            x = np.asarray(ra(b))
+            if x.dtype.kind == "u" and dd.kind == "i":
+                r = np.minimum(x, np.uint64(hi)).astype(dd)
+            elif x.dtype.kind == "i" and dd.kind == "u":
+                r = np.clip(x, 0, None).astype(np.uint64)
+                r = np.minimum(r, np.uint64(hi)).astype(dd)
+            else:
+                r = np.clip(x, lo, hi).astype(dd)
+            put(b, r, m)
+        return isat
+    return lambda b, m: put(b, np.asarray(ra(b)).astype(dd), m)
+
+
+def decode_bfe(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    w = 8 * dt.itemsize
+    d, a, p, ln = ins.operands[:4]
+    ra, rp, rl, put = reader(a, t, ctx), reader(p, "u32", ctx), reader(ln, "u32", ctx), writer(d, ctx)
+    u = np.dtype(f"u{dt.itemsize}")
+
+    def op(b: Batch, m: Mask) -> None:
+        x = cast(ra(b), u).astype(np.uint64)
+        pos = np.asarray(rp(b)).astype(np.uint64) & np.uint64(0xFF)
+        n = np.asarray(rl(b)).astype(np.uint64) & np.uint64(0xFF)
+        pos_c = np.minimum(pos, np.uint64(w))
+        shifted = np.where(pos >= w, np.uint64(0), x >> np.minimum(pos_c, np.uint64(63)))
+        n_c = np.minimum(n, np.uint64(w))
+        maskv = np.where(n_c >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                         (np.uint64(1) << np.minimum(n_c, np.uint64(63))) - np.uint64(1))
+        r = shifted & maskv
+        if dt.kind == "i":  # sign bit: bit pos+len-1 of x (or the top bit if beyond)
+            sbit = np.minimum(pos + n_c - np.uint64(1), np.uint64(w - 1))
+            sign = ((x >> sbit) & np.uint64(1)).astype(bool) & (n_c > 0)
+            r = np.where(sign, r | ~maskv, r)
+        r = np.where(n_c == 0, np.uint64(0), r)
+        put(b, r.astype(u), m)
+    return op
+
+
+def decode_bfi(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    dt = dtype_of(t)
+    w = 8 * dt.itemsize
+    d, a, bo, p, ln = ins.operands[:5]
+    ra, rb = reader(a, t, ctx), reader(bo, t, ctx)
+    rp, rl, put = reader(p, "u32", ctx), reader(ln, "u32", ctx), writer(d, ctx)
+
+    def op(b: Batch, m: Mask) -> None:
+        x = np.asarray(ra(b)).astype(np.uint64)
+        y = np.asarray(rb(b)).astype(np.uint64)
+        pos = np.asarray(rp(b)).astype(np.uint64) & np.uint64(0xFF)
+        n = np.minimum(np.asarray(rl(b)).astype(np.uint64) & np.uint64(0xFF), np.uint64(w))
+        maskv = ((np.uint64(1) << np.minimum(n, np.uint64(63))) - np.uint64(1))
+        maskv = np.where(n >= 64, np.uint64(0xFFFFFFFFFFFFFFFF), maskv)
+        ok = pos < w
+        ps = np.minimum(pos, np.uint64(63))
+        r = np.where(ok, (y & ~(maskv << ps)) | ((x & maskv) << ps), y)
+        put(b, r.astype(dt), m)
+    return op
+
+
+def decode_lop3(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    d, a, bo, c, lut = ins.operands[:5]
+    ra, rb, rc, put = (reader(a, "b32", ctx), reader(bo, "b32", ctx), reader(c, "b32", ctx), writer(d, ctx))
+    table = lut.value & 0xFF
+
+    def op(b: Batch, m: Mask) -> None:
+        x, y, z = ra(b), rb(b), rc(b)
+        r = np.zeros(b.L, np.uint32)
+        for i in range(8):
+            if table >> i & 1:
+                tx = x if i & 4 else ~x
+                ty = y if i & 2 else ~y
+                tz = z if i & 1 else ~z
+                r |= tx & ty & tz
+        put(b, r, m)
+    return op
+
+
+def decode_prmt(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    if ins.mods:
+        raise unsupported(ins, "prmt modes")
+    d, a, bo, c = ins.operands[:4]
+    ra, rb, rc, put = reader(a, "b32", ctx), reader(bo, "b32", ctx), reader(c, "b32", ctx), writer(d, ctx)
+
+    def op(b: Batch, m: Mask) -> None:
+        x = np.broadcast_to(np.asarray(ra(b), np.uint32), (b.L,))
+        y = np.broadcast_to(np.asarray(rb(b), np.uint32), (b.L,))
+        s = np.broadcast_to(np.asarray(rc(b), np.uint32), (b.L,))
+        bytes8 = np.concatenate([x.view(np.uint8).reshape(-1, 4), y.view(np.uint8).reshape(-1, 4)], axis=1)
+        r = np.zeros(b.L, np.uint32)
+        for k in range(4):
+            sel = (s >> np.uint32(4 * k)) & np.uint32(0xF)
+            byte = bytes8[np.arange(b.L), (sel & np.uint32(7)).astype(np.int64)]
+            byte = np.where(sel & np.uint32(8), np.where(byte & 0x80, 0xFF, 0), byte).astype(np.uint32)
+            r |= byte << np.uint32(8 * k)
+        put(b, r, m)
+    return op
+
+
+def decode_copysign(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    d, a, bo = ins.operands[:3]
+    ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
+    return lambda b, m: put(b, np.copysign(rb(b), ra(b)), m)
+
+
+def decode_testp(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    t = ins.type
+    d, a = ins.operands[:2]
+    ra, put = reader(a, t, ctx), writer(d, ctx)
+    kind = ins.mods[0]
+    f = {"finite": np.isfinite, "infinite": np.isinf, "number": lambda x: ~np.isnan(x), "notanumber": np.isnan,
+         "normal": lambda x: np.isfinite(x) & (np.abs(x) >= np.finfo(x.dtype).tiny),
+         "subnormal": lambda x: (np.abs(x) < np.finfo(x.dtype).tiny) & (x != 0)}[kind]
+    return lambda b, m: put(b, f(np.asarray(ra(b))), m)

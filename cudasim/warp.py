@@ -1,0 +1,102 @@
+"""Warp-level instructions: shfl.sync, vote.sync, redux.sync and activemask, decoded into closures.
+
+A warp is 32 consecutive lanes of the batch. shfl reads its source lane whether or not that
+lane is active (PTX leaves the value undefined; here it is the register as it stands); vote,
+redux and activemask see only the active lanes.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .context import DecodeContext
+from .operands import Op, dtype_of, reader, writer
+from .ptx import Instruction, Operand
+from .state import Batch, Mask
+
+
+def ballot(pred: np.ndarray, act: np.ndarray) -> np.ndarray:
+    """(W,) uint32: bit l set where lane l of the warp has `pred`."""
+    bits = np.packbits((pred & act).reshape(-1, 32), axis=1, bitorder="little")
+    return bits.view("<u4").ravel().astype(np.uint32)
+
+
+def decode_shfl(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
+    mode = next(x for x in ins.mods if x in ("up", "down", "bfly", "idx"))
+    d, a, bo, c = ins.operands[:4]
+    put = writer(d, ctx)
+    putp = writer(Operand("reg", name=ins.dest_pred), ctx) if ins.dest_pred else None
+    ra, rb, rc = reader(a, "b32", ctx), reader(bo, "u32", ctx), reader(c, "u32", ctx)
+
+    def shfl(b: Batch, m: Mask) -> None:
+        lane = b.sregs["%laneid"].astype(np.int64)
+        bval = np.asarray(rb(b)).astype(np.int64) & 31
+        cv = np.asarray(rc(b)).astype(np.int64)
+        seg = (cv >> 8) & 31
+        maxl = (lane & seg) | (cv & 31 & ~seg)
+        minl = lane & seg
+        if mode == "up":
+            j = lane - bval
+            p = j >= maxl
+        elif mode == "down":
+            j = lane + bval
+            p = j <= maxl
+        elif mode == "bfly":
+            j = lane ^ bval
+            p = j <= maxl
+        else:
+            j = minl | (bval & ~seg)
+            p = j <= maxl
+        j = np.where(p, j, lane)
+        src = np.arange(b.L) // 32 * 32 + j
+        v = np.broadcast_to(np.asarray(ra(b)), (b.L,))
+        put(b, v[src], m)
+        if putp is not None:
+            putp(b, np.broadcast_to(p, (b.L,)), m)
+    return shfl
+
+
+def decode_vote(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
+    mode = next(x for x in ins.mods if x in ("all", "any", "uni", "ballot"))
+    d, p = ins.operands[:2]
+    neg = False
+    put, rp = writer(d, ctx), reader(p, "pred", ctx)
+
+    def vote(b: Batch, m: Mask) -> None:
+        pv = np.broadcast_to(np.asarray(rp(b)), (b.L,)) ^ neg
+        act = m.mask
+        ball = ballot(pv & act, act)
+        if mode == "ballot":
+            put(b, np.repeat(ball, 32), m)
+            return
+        actb = ballot(act, act)
+        if mode == "any":
+            r = ball != 0
+        elif mode == "all":
+            r = ball == actb
+        else:
+            r = (ball == 0) | (ball == actb)
+        put(b, np.repeat(r, 32), m)
+    return vote
+
+
+def decode_redux(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
+    opn = next(x for x in ins.mods if x in ("add", "min", "max", "and", "or", "xor"))
+    t = ins.type
+    dt = dtype_of(t)
+    d, a = ins.operands[:2]
+    put, ra = writer(d, ctx), reader(a, t, ctx)
+    ident = {"add": 0, "or": 0, "xor": 0, "and": np.iinfo(dt).max if dt.kind == "u" else -1,
+             "min": np.iinfo(dt).max, "max": np.iinfo(dt).min}[opn]
+    f = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
+         "xor": np.bitwise_xor}[opn]
+
+    def redux(b: Batch, m: Mask) -> None:
+        v = np.where(m.mask, np.broadcast_to(np.asarray(ra(b)), (b.L,)), dt.type(ident)).astype(dt)
+        r = f.reduce(v.reshape(-1, 32), axis=1, dtype=dt)
+        put(b, np.repeat(r, 32), m)
+    return redux
+
+
+def decode_activemask(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
+    put = writer(ins.operands[0], ctx)
+    return lambda b, m: put(b, np.repeat(ballot(m.mask, m.mask), 32), m)
