@@ -40,7 +40,7 @@ def main(model: str, argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     t0 = time.perf_counter()
     try:
-        from .gpus import UnknownGPU, get_gpu
+        from cudasim.gpus import UnknownGPU, get_gpu
         try:
             get_gpu(a.gpu)
         except UnknownGPU as e:

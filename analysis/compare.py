@@ -47,7 +47,7 @@ RULES: dict[str, tuple[str, str, float]] = {
 def predict(name: str, size: int, gpu_name: str | None = None) -> dict:
     """ncu-named predictions for one catalog kernel at `size`, every block simulated."""
     from . import target
-    from .gpus import get_gpu
+    from cudasim.gpus import get_gpu
     from .occupancy import occupancy
     gpu = get_gpu(gpu_name)
     t = target.resolve_catalog(name, size, {}, sm_count=gpu.sms)
@@ -100,7 +100,7 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
             s[status] += 1
     probes = []
     if measured.get("probes"):
-        from .gpus import get_gpu
+        from cudasim.gpus import get_gpu
         from .occupancy import occupancy
         gpu = get_gpu(gpu_name)
         for pr in measured["probes"]:

@@ -19,7 +19,7 @@ import math
 import sys
 from dataclasses import asdict, dataclass, field
 
-from .gpus import GPU
+from cudasim.gpus import GPU
 
 MIN_REGISTERS = 16  # measured: ncu shows 16 registers/thread for kernels ptxas compiled to 10 or 12
 
@@ -376,7 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     import json
 
     from . import target as tgt
-    from .gpus import UnknownGPU, get_gpu
+    from cudasim.gpus import UnknownGPU, get_gpu
     p = argparse.ArgumentParser(prog="python -m analysis.occupancy",
                                 description="resident blocks per SM, the limiter, theoretical occupancy and waves")
     tgt.add_target_args(p)

@@ -216,7 +216,7 @@ def add_target_args(p: argparse.ArgumentParser) -> None:
                    help="scalar by name, or buffer NAME=float32[COUNT]")
     p.add_argument("--define", action="append", default=[], metavar="NAME=VALUE", help="preprocessor define")
     p.add_argument("--size", type=int, help="problem size for catalog kernels")
-    p.add_argument("--gpu", help="GPU from analysis/gpus.json (default H100-SXM)")
+    p.add_argument("--gpu", help="GPU from cudasim/gpus.json (default H100-SXM)")
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.add_argument("--all-blocks", action="store_true", help="simulate every block however many there are")
     p.add_argument("--no-cache", action="store_true", help="ignore the on-disk result cache")
@@ -312,7 +312,7 @@ def resolve_catalog(name: str, size: int | None, defines: dict[str, str], args: 
                     sm_count: int | None = None) -> Target:
     entry = catalog_entry(name)
     if sm_count is None:
-        from .gpus import get_gpu
+        from cudasim.gpus import get_gpu
         sm_count = get_gpu(getattr(args, "gpu", None)).sms
     source = _field(entry, "source", "src")
     if isinstance(source, Path) or (isinstance(source, str) and source.endswith(".cu") and "\n" not in source):

@@ -15,7 +15,7 @@ import pytest
 
 from analysis import banks, coalescing
 from analysis.common import provenance
-from analysis.gpus import UnknownGPU, get_gpu, gpu_names
+from cudasim.gpus import UnknownGPU, get_gpu, gpu_names
 from analysis.occupancy import allocated_registers, driver_carveout, neighbours, occupancy, smem_per_block
 from analysis.target import TargetError, parse_dims, parse_signature, plan_blocks
 from cudasim.trace import MemEvent, Trace

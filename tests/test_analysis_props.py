@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analysis import banks, coalescing
-from analysis.gpus import get_gpu
+from cudasim.gpus import get_gpu
 from analysis.occupancy import occupancy
 
 PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
