@@ -6,7 +6,8 @@
 The measurements come from `python -m analysis.collect_ncu` on the GPU machine (one ncu
 launch per catalog kernel at its simulator size). The predictions are the same launch
 through analysis.pipeline with every block traced, from every registered model; each
-metric is judged by the rule and tolerance its model declares (analysis.registry).
+metric is judged by the rule and tolerance its model declares (analysis.registry). The
+Markdown table is written only where --out says.
 """
 from __future__ import annotations
 
@@ -180,7 +181,7 @@ def render_text(c: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m analysis.compare", description=__doc__.splitlines()[0])
     p.add_argument("--measured", default=str(RESULTS / "ncu_h100.json"))
-    p.add_argument("--out", default=str(RESULTS / "compare_h100.md"))
+    p.add_argument("--out", help=f"write the Markdown table here (the committed one: {RESULTS / 'compare_h100.md'})")
     p.add_argument("--kernels", help="comma-separated catalog names")
     p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
     p.add_argument("--json", action="store_true")
@@ -201,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(c, indent=1, default=str))
     else:
         print(render_text(c))
-    if a.out and not names:
+    if a.out:
         Path(a.out).write_text(render_markdown(c))
         print(f"wrote {a.out}")
     return 0

@@ -221,3 +221,15 @@ def test_one_example_type_and_short_files():
     assert [f.name for f in defs] == ["common.py"]
     for f in (ROOT / "analysis").rglob("*.py"):
         assert len(f.read_text().splitlines()) <= 600, f
+
+
+def test_compare_writes_the_table_only_with_out(tmp_path, monkeypatch):
+    from analysis import compare
+    measured = tmp_path / "ncu.json"
+    measured.write_text(json.dumps({"kernels": {}, "device": "test"}))
+    written = []
+    monkeypatch.setattr(compare.Path, "write_text", lambda self, text, *a, **k: written.append(str(self)))
+    assert compare.main(["--measured", str(measured)]) == 0
+    assert written == []
+    assert compare.main(["--measured", str(measured), "--out", str(tmp_path / "t.md")]) == 0
+    assert written == [str(tmp_path / "t.md")]
