@@ -37,7 +37,7 @@ def predict(name: str, size: int, gpu_name: str | None = None) -> dict:
             "static_shared": r.shared_bytes, "grid": list(launch.grid), "block": list(launch.block)}
 
 
-def judge(metric: str, pred, meas) -> tuple[str, float | None]:
+def judge(metric: str, pred: float | None, meas: float | str | None) -> tuple[str, float | None]:
     """('ok' | 'MISS' | 'info' | 'n/a', relative error)."""
     if pred is None or meas is None or isinstance(meas, str):
         return "n/a", None
@@ -57,6 +57,7 @@ def judge(metric: str, pred, meas) -> tuple[str, float | None]:
 
 
 def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None = None) -> dict:
+    """Rows of (kernel, metric, predicted, measured, status), a summary per metric, and the carveout probes."""
     rows, summary = [], {}
     for name, m in measured.get("kernels", {}).items():
         if names and name not in names:

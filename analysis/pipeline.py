@@ -28,7 +28,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from cudasim import CompileError, CompileResult, Resources, SourceModule, compile_cuda
+from cudasim import CompileError, CompileResult, Launch, Resources, SourceModule, compile_cuda
 from cudasim.gpus import GPU, UnknownGPU, get_gpu
 from kernels import catalog
 
@@ -140,7 +140,7 @@ def resolve_catalog(name: str, size: int | None = None, defines: dict[str, str] 
     gpu = gpu or get_gpu()
     try:
         entry = catalog.configure(name, defines or {})
-        size = size or getattr(entry, catalog_size)
+        size = size or {"sim_size": entry.sim_size, "default_size": entry.default_size}[catalog_size]
         entry.check_size(size)
     except catalog.CatalogError as e:
         raise TargetError(str(e)) from None
@@ -232,10 +232,11 @@ def plan_blocks(grid: Dim3, threads_per_block: int, all_blocks: bool = False,
     return blocks, weights
 
 
-def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None, seed: int = 0):
+def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None,
+             seed: int = 0) -> tuple[Launch, list[str]]:
     """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all).
 
-    Returns (cudasim Launch, notes on arguments left to defaults).
+    Returns (the simulated launch: trace, stats, findings; notes on arguments left to defaults).
     """
     args, notes = launch.arguments(seed)
     mod = SourceModule.from_ptx(compiled.result.ptx, compiled.result)

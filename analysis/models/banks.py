@@ -244,7 +244,7 @@ def render(r: dict, view: View) -> str:
     """The report: one row per source line (wavefronts, worst degree, diagnosis, fix), for a
     conflicting row which lanes collide and its bank map unless --draw none, and the totals."""
     prov = r["provenance"]["label"]
-    draw = getattr(view.options, "draw", "none")
+    draw = view.options.draw
     out = ["", f"Shared memory per source line ({prov}; requests = warp-level instructions, wavefronts = "
            f"passes through the 32 banks; 'xN' = N instructions on the line):",
            f"{'line':>16} {'op':3} {'B/lane':>6} {'requests':>10} {'wavefronts':>11} {'wf/req':>7} {'ideal':>6} "

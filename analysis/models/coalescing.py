@@ -206,7 +206,7 @@ def render(r: dict, view: View) -> str:
     """The report: one row per source line (requests, sectors, diagnosis, fix), a picture of one
     warp per row unless --draw none, and the totals by metric."""
     prov = r["provenance"]["label"]
-    draw = getattr(view.options, "draw", "none")
+    draw = view.options.draw
     out = ["", f"Global memory per source line ({prov}; requests = warp-level instructions, sectors = 32-byte "
            f"segments; 'xN' = N instructions on the line):",
            f"{'line':>16} {'op':3} {'B/lane':>6} {'requests':>10} {'sectors':>10} {'sect/req':>8} {'ideal':>6} "

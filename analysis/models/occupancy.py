@@ -328,7 +328,8 @@ def analyze(launch: Any, resources: Any, options: argparse.Namespace | None = No
     """Occupancy of a resolved launch (analysis.pipeline.ResolvedLaunch) from ptxas's `resources`
     and the launch's GPU row, as plain data; `options` may replace registers or static shared
     bytes (--regs, --smem) and drop the opt-in (--no-optin)."""
-    regs, smem_static = getattr(options, "regs", None), getattr(options, "smem", None)
+    options = options or argparse.Namespace(regs=None, smem=None, no_optin=False)  # as compiled, opted in
+    regs, smem_static = options.regs, options.smem
     if regs is not None and regs < 0 or smem_static is not None and smem_static < 0:
         raise ValueError("--regs and --smem must be >= 0")
     gpu = launch.gpu
@@ -336,7 +337,7 @@ def analyze(launch: Any, resources: Any, options: argparse.Namespace | None = No
     s = resources.shared_bytes if smem_static is None else smem_static
     threads = launch.threads_per_block
     occ = occupancy(gpu, r, threads, s, launch.shared, launch.blocks, launch.block,
-                    optin=not getattr(options, "no_optin", False))
+                    optin=not options.no_optin)
     return {"target": launch.describe(), "gpu": gpu.key, "gpu_name": gpu.name, "grid": list(launch.grid),
             "block": list(launch.block), "ptxas": {"registers": resources.registers,
                                                    "shared_bytes": resources.shared_bytes,
