@@ -52,7 +52,7 @@ def main(name: str, argv: list[str] | None = None, prog: str | None = None) -> i
         if isinstance(e, (CompileError, SimulationError, TypeError, ValueError, LookupError)):
             fail(str(e).splitlines()[0])
         raise
-    view = View(a.target, launch.gpu, a)
+    view = View(pipeline.target_command(a), launch.gpu, a)
     if model.needs == "launch":
         print(json.dumps(result, indent=1, default=str) if a.json else model.render(result, view))
         return model.exit_status(result)

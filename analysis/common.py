@@ -58,8 +58,8 @@ class Metric:
 
 @dataclass(frozen=True)
 class View:
-    """What a model's report may read besides its own result: the target as typed, the GPU
-    row, and the command's options (a model's own ones included)."""
+    """What a model's report may read besides its own result: the target with the options that
+    shape its launch (as a command line), the GPU row, and the command's options."""
 
     spec: str
     gpu: GPU

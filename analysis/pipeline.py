@@ -22,6 +22,7 @@ import argparse
 import hashlib
 import json
 import os
+import shlex
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
@@ -30,6 +31,7 @@ from typing import Any
 
 from cudasim import CompileError, CompileResult, Launch, Resources, SourceModule, compile_cuda
 from cudasim.gpus import GPU, UnknownGPU, get_gpu
+from cudasim.memory import GlobalMemory
 from kernels import catalog
 
 from . import registry, sass
@@ -91,6 +93,20 @@ class ResolvedLaunch:
 
 
 # ---- resolve -----------------------------------------------------------------------------
+
+def target_command(args: argparse.Namespace) -> str:
+    """The TARGET and the options that shape its launch, as typed again (for a report that
+    points to another model's command)."""
+    parts = [args.target]
+    for opt, value in (("--size", args.size), ("--gpu", args.gpu), ("--grid", args.grid), ("--block", args.block),
+                       ("--shared", args.shared or None)):
+        if value is not None:
+            parts += [opt, str(value)]
+    for opt, values in (("--define", args.define), ("--arg", args.arg)):
+        for v in values:
+            parts += [opt, v]
+    return shlex.join(parts)
+
 
 def add_target_args(p: argparse.ArgumentParser) -> None:
     """The TARGET and the options every model's command takes."""
@@ -239,7 +255,9 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     Returns (the simulated launch: trace, stats, findings; notes on arguments left to defaults).
     """
     args, notes = launch.arguments(seed)
-    mod = SourceModule.from_ptx(compiled.result.ptx, compiled.result)
+    # a device memory of its own: addresses (in pictures, in the result cache) do not depend on
+    # what this process simulated before
+    mod = SourceModule.from_ptx(compiled.result.ptx, compiled.result, memory=GlobalMemory())
     f = mod.get_function(launch.kernel)
     kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared)
     if blocks is not None:

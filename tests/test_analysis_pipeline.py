@@ -233,3 +233,19 @@ def test_compare_writes_the_table_only_with_out(tmp_path, monkeypatch):
     assert written == []
     assert compare.main(["--measured", str(measured), "--out", str(tmp_path / "t.md")]) == 0
     assert written == [str(tmp_path / "t.md")]
+
+
+def test_a_simulation_does_not_depend_on_what_the_process_simulated_before():
+    """Each simulation has a device memory of its own, so a result cached by a process that
+    simulated other kernels first (analysis.compare) shows the same addresses as a fresh one."""
+    _need_sim()
+    launch = pipeline.resolve_catalog("copy", 64, {})
+    first = pipeline.trace_results(launch, use_cache=False)
+    pipeline.trace_results(pipeline.resolve_catalog("sgemm_naive", 32, {}), use_cache=False)
+    assert pipeline.trace_results(launch, use_cache=False) == first
+
+
+def test_pointer_repeats_the_options_that_shape_the_launch():
+    a = _args("transpose_tiled", size=512, define=["BLOCK_ROWS=16"], gpu="A100")
+    assert pipeline.target_command(a) == "transpose_tiled --size 512 --gpu A100 --define BLOCK_ROWS=16"
+    assert pipeline.target_command(_args("transpose_tiled")) == "transpose_tiled"
