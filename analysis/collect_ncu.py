@@ -15,10 +15,11 @@ the profiled binary is the one the models read. The size is the
 simulator's, so `analysis.compare` predicts every block (no sampling) for the same launch.
 
 Probes: one more ncu run over small CuPy kernels with chosen block sizes and shared-memory
-footprints (`--probe-child`), to pin down which shared-memory carveout the driver picks
-(launch__shared_mem_config_size) and so launch__occupancy_limit_shared_mem; the rule lives
-in analysis.occupancy.driver_carveout. This file never imports pycuda: the runner does, in
-its own process, and the probes use CuPy.
+footprints (`--probe-child`), to pin down which shared-memory carveout the driver picks and
+so ncu's shared-memory occupancy limit; the rule lives in
+analysis.models.occupancy.driver_carveout. The metrics are those the registered models
+declare (analysis.registry). This file never imports pycuda: the runner does, in its own
+process, and the probes use CuPy.
 """
 from __future__ import annotations
 
@@ -27,29 +28,17 @@ import csv
 import glob
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from . import registry
+
 RESULTS = Path(__file__).with_name("results")
 
-METRICS = [
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-    "smsp__inst_executed_op_shared_ld.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "smsp__inst_executed_op_shared_st.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "launch__registers_per_thread", "launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem",
-    "launch__occupancy_limit_warps", "launch__occupancy_limit_blocks", "sm__maximum_warps_per_active_cycle_pct",
-    "launch__waves_per_multiprocessor",
-    # context for the occupancy rules (not predicted one for one)
-    "launch__shared_mem_config_size", "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic",
-    "launch__shared_mem_per_block_driver", "launch__grid_size", "launch__block_size", "launch__sm_count",
-    "launch__occupancy_per_block_size", "smsp__inst_executed_op_global_ld.sum", "smsp__inst_executed_op_global_st.sum",
-]
+METRICS = [m.name for m in registry.metrics()]  # predicted, and measured beside them for context
 
 # (threads per block, static shared bytes, dynamic shared bytes): the carveout probes.
 PROBES = [(256, 1024, 0), (32, 8192, 0), (256, 0, 0), (32, 0, 0), (128, 0, 0), (1024, 0, 0), (64, 0, 0),
@@ -62,7 +51,7 @@ PROBES = [(256, 1024, 0), (32, 8192, 0), (256, 0, 0), (32, 0, 0), (128, 0, 0), (
           (384, 0, 0), (640, 0, 0), (960, 0, 0), (448, 0, 0), (352, 0, 0), (992, 3000, 0),
           (960, 2000, 0), (928, 0, 6000), (576, 2000, 0), (704, 1500, 0), (1024, 20000, 0), (480, 0, 3000)]
 # Added in rounds, each to test the carveout rule fitted to the launches before it
-# (analysis.occupancy.driver_carveout says how each round scored); the rule now fits them all.
+# (analysis.models.occupancy.driver_carveout says how each round scored); the rule now fits them all.
 
 
 def find_ncu() -> str:

@@ -1,4 +1,5 @@
-"""Helpers every model shares: per-row block weights (sampling), provenance words, lane math.
+"""What every model shares: how a model declares itself (Model, Metric), provenance words,
+per-row block weights (sampling), the warp kept for a picture (Example), lane math.
 
 Why weights: a large launch is simulated on a few representative blocks; each traced
 block then stands for the blocks of its class, so every total is a weighted sum and says
@@ -6,11 +7,104 @@ it was "sampled and scaled (blocks ...)". With every block traced, all weights a
 """
 from __future__ import annotations
 
+import argparse
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import numpy as np
 
+from cudasim.gpus import GPU
 from cudasim.trace import MemEvent, Trace
+
+SECTOR, LINE = 32, 128  # bytes: L1TEX sector and cache line
+BANKS, WORD = 32, 4  # shared memory: banks of 4-byte words
+
+
+def phases(size: int) -> int:
+    """How many groups of lanes a shared access width is served in: 8-byte accesses by
+    half-warps, 16-byte ones by quarter-warps (of which a quarter that asks only for words
+    the other quarter of its half-warp asks for rides along: see bank_rows in the shared-memory model)."""
+    return {8: 2, 16: 4}.get(int(size), 1)
+
+
+# ---- how a model declares itself ----------------------------------------------------------
+
+RULES = ("exact", "rel", "abs", "info", "context")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One Nsight Compute metric, declared once by the model that predicts it.
+
+    `rule` is how analysis.compare judges a prediction: "exact", "rel" (relative error within
+    `tolerance`), "abs" (absolute), "info" (shown, not judged), or "context" (measured beside
+    the predictions to explain them, not predicted).
+    """
+
+    name: str  # as ncu names it
+    unit: str  # what one count is, as printed next to a value
+    label: str  # short name for tables
+    rule: str
+    tolerance: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.rule not in RULES:
+            raise ValueError(f"{self.name}: rule {self.rule!r} is not one of {', '.join(RULES)}")
+
+    @property
+    def predicted(self) -> bool:
+        return self.rule != "context"
+
+
+@dataclass(frozen=True)
+class View:
+    """What a model's report may read besides its own result: the target with the options that
+    shape its launch (as a command line), the GPU row, and the command's options."""
+
+    spec: str
+    gpu: GPU
+    options: argparse.Namespace
+
+
+def _no_arguments(parser: argparse.ArgumentParser) -> None:
+    return None
+
+
+def _success(result: dict) -> int:
+    return 0
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model: what it needs, the ncu metrics it predicts, how it reports.
+
+    needs "trace": `analyze(trace, weights) -> dict`; every trace model runs over the one
+    simulation of a launch (analysis.pipeline). needs "launch": `analyze(launch, resources,
+    options) -> dict` from the resolved launch, ptxas's resources and the GPU row, with no
+    simulation. `render(result, view)` is the text report, `predictions(result)` the values
+    by metric name; `pointer(results, view)` is a line a trace model adds to the other trace
+    models' reports (None: nothing to say). `order` places the model in reports and tables.
+    """
+
+    name: str
+    summary: str
+    order: int
+    needs: str
+    metrics: tuple[Metric, ...]
+    analyze: Callable[..., dict]
+    render: Callable[[dict, View], str]
+    predictions: Callable[[dict], dict[str, float]]
+    add_arguments: Callable[[argparse.ArgumentParser], None] = _no_arguments
+    catalog_size: str = "sim_size"  # the catalog size a target without --size gets: sim_size | default_size
+    pointer: Callable[[dict, View], str | None] | None = None
+    exit_status: Callable[[dict], int] = _success
+
+    def __post_init__(self) -> None:
+        if self.needs not in ("trace", "launch"):
+            raise ValueError(f"model {self.name}: needs {self.needs!r}, not 'trace' or 'launch'")
+
+
+# ---- provenance and weights ---------------------------------------------------------------
 
 
 @dataclass
@@ -33,6 +127,30 @@ class Provenance:
     def to_dict(self) -> dict:
         return {"kind": self.kind, "label": self.label, "total_blocks": self.total_blocks,
                 "traced_blocks": [list(b) for b in self.traced_blocks]}
+
+
+@dataclass
+class Example:
+    """One warp of an instruction, kept for its picture (analysis.draw)."""
+
+    block: tuple[int, int, int]
+    warp: int
+    mask: int
+    addrs: list[int]
+    size: int
+
+    @classmethod
+    def from_row(cls, ev: MemEvent, i: int, trace: Trace | None) -> "Example":
+        """Row `i` of an event (its block in coordinates when the trace is known)."""
+        blk = trace.block_coords(int(ev.blocks[i])) if trace is not None else (int(ev.blocks[i]), 0, 0)
+        return cls(blk, int(ev.warps[i]), int(ev.masks[i]), [int(a) for a in ev.addrs[i]], ev.size)
+
+    @classmethod
+    def of(cls, data: Any) -> "Example | None":
+        """An Example from its JSON form (a dict, as the result cache keeps it), or as it is."""
+        if isinstance(data, dict):
+            return cls(**{**data, "block": tuple(data["block"])})  # JSON keeps the coordinates as a list
+        return data
 
 
 def grid_blocks(grid: tuple[int, ...]) -> int:

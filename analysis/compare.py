@@ -1,16 +1,13 @@
 """Predicted beside measured: the models against Nsight Compute, per kernel and metric.
 
-    python -m analysis.compare [--measured analysis/results/ncu_h100.json] [--out analysis/results/compare_h100.md]
-                               [--kernels a,b] [--json]
+    python -m analysis.compare [--measured analysis/results/ncu_h100.json] [--kernels a,b] [--json]
+                               [--out analysis/results/compare_h100.md]
 
 The measurements come from `python -m analysis.collect_ncu` on the GPU machine (one ncu
 launch per catalog kernel at its simulator size). The predictions are the same launch
-simulated in cudasim with every block traced (coalescing, banks), regrouped into the
-instructions ptxas emits where nvdisasm is installed (analysis.sass), and the occupancy
-model over NVRTC's ptxas resources. Each metric has the tolerance issue 5 sets: global requests
-and sectors exact; shared instructions and wavefronts within 5%; registers, occupancy
-limits and theoretical occupancy exact. Bank conflicts are shown but not judged: ncu adds
-a little arbitration noise on conflict-free kernels (DESIGN.md).
+through analysis.pipeline with every block traced, from every registered model; each
+metric is judged by the rule and tolerance its model declares (analysis.registry). The
+Markdown table is written only where --out says.
 """
 from __future__ import annotations
 
@@ -19,55 +16,36 @@ import json
 import sys
 from pathlib import Path
 
-from .collect_ncu import RESULTS
+from cudasim.gpus import get_gpu
 
-# metric -> (short name, rule, tolerance): rule "exact" | "rel" (relative) | "info"
-RULES: dict[str, tuple[str, str, float]] = {
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": ("gld requests", "exact", 0),
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": ("gld sectors", "exact", 0),
-    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": ("gst requests", "exact", 0),
-    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": ("gst sectors", "exact", 0),
-    "smsp__inst_executed_op_shared_ld.sum": ("lds instructions", "rel", 0.05),
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": ("lds wavefronts", "rel", 0.05),
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": ("lds conflicts", "info", 0),
-    "smsp__inst_executed_op_shared_st.sum": ("sts instructions", "rel", 0.05),
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": ("sts wavefronts", "rel", 0.05),
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": ("sts conflicts", "info", 0),
-    "launch__registers_per_thread": ("registers/thread", "exact", 0),
-    "launch__occupancy_limit_registers": ("limit registers", "exact", 0),
-    "launch__occupancy_limit_shared_mem": ("limit shared", "exact", 0),
-    "launch__occupancy_limit_warps": ("limit warps", "exact", 0),
-    "launch__occupancy_limit_blocks": ("limit blocks", "exact", 0),
-    "sm__maximum_warps_per_active_cycle_pct": ("theoretical occ. %", "abs", 0.01),
-    "launch__waves_per_multiprocessor": ("waves", "rel", 0.01),
-    "launch__shared_mem_config_size": ("carveout B", "info", 0),
-}
+from . import pipeline, registry
+from .collect_ncu import RESULTS
+from .models.banks import LOAD_INSTRUCTIONS
+from .models.occupancy import CARVEOUT, LIMIT_SHARED, OCCUPANCY, REGISTERS, SHARED_DRIVER, occupancy
 
 
 def predict(name: str, size: int, gpu_name: str | None = None) -> dict:
-    """ncu-named predictions for one catalog kernel at `size`, every block simulated."""
-    from . import target
-    from .gpus import get_gpu
-    from .occupancy import occupancy
-    gpu = get_gpu(gpu_name)
-    t = target.resolve_catalog(name, size, {}, sm_count=gpu.sms)
-    res = target.trace_models(t, all_blocks=True)
+    """ncu-named predictions of every model for one catalog kernel at `size`, every block simulated."""
+    launch = pipeline.resolve_catalog(name, size, {}, get_gpu(gpu_name))
+    traced = pipeline.trace_results(launch, all_blocks=True)
     out: dict = {}
-    out.update(res["coalescing"]["totals"])
-    out.update(res["banks"]["totals"])
-    r = target.resources(t)
-    occ = occupancy(gpu, r.registers, t.threads_per_block, r.shared_bytes, t.shared, t.blocks, t.block)
-    out.update(occ.metrics())
-    out["launch__shared_mem_config_size"] = occ.smem_carveout
-    return {"metrics": out, "provenance": res["coalescing"]["provenance"]["label"], "ptxas_registers": r.registers,
-            "static_shared": r.shared_bytes, "grid": list(t.grid), "block": list(t.block)}
+    for model in registry.models():
+        result = traced[model.name] if model.needs == "trace" else pipeline.launch_result(model, launch)
+        out.update(model.predictions(result))
+    r = pipeline.compile_launch(launch).resources
+    return {"metrics": out, "provenance": traced["provenance"], "ptxas_registers": r.registers,
+            "static_shared": r.shared_bytes, "grid": list(launch.grid), "block": list(launch.block)}
 
 
-def judge(metric: str, pred, meas) -> tuple[str, float | None]:
+def judge(metric: str, pred: float | None, meas: float | str | None) -> tuple[str, float | None]:
     """('ok' | 'MISS' | 'info' | 'n/a', relative error)."""
     if pred is None or meas is None or isinstance(meas, str):
         return "n/a", None
-    _, rule, tol = RULES.get(metric, ("", "info", 0))
+    try:
+        m = registry.metric(metric)
+        rule, tol = m.rule, m.tolerance
+    except KeyError:
+        rule, tol = "info", 0
     err = (pred - meas) / meas if meas else (0.0 if pred == 0 else float("inf"))
     if rule == "info":
         return "info", err
@@ -79,6 +57,7 @@ def judge(metric: str, pred, meas) -> tuple[str, float | None]:
 
 
 def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None = None) -> dict:
+    """Rows of (kernel, metric, predicted, measured, status), a summary per metric, and the carveout probes."""
     rows, summary = [], {}
     for name, m in measured.get("kernels", {}).items():
         if names and name not in names:
@@ -91,7 +70,7 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
         except Exception as e:  # noqa: BLE001 - one kernel's failure is one row, not the end of the table
             rows.append({"kernel": name, "error": f"prediction failed: {type(e).__name__}: {str(e).splitlines()[0]}"})
             continue
-        for metric in RULES:
+        for metric in (m.name for m in registry.metrics(predicted_only=True)):
             pred, meas = p["metrics"].get(metric), m["metrics"].get(metric)
             status, err = judge(metric, pred, meas)
             rows.append({"kernel": name, "size": m["size"], "metric": metric, "predicted": pred, "measured": meas,
@@ -100,21 +79,19 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
             s[status] += 1
     probes = []
     if measured.get("probes"):
-        from .gpus import get_gpu
-        from .occupancy import occupancy
         gpu = get_gpu(gpu_name)
         for pr in measured["probes"]:
             mm = pr["metrics"]
-            regs = mm.get("launch__registers_per_thread") or 16
+            regs = mm.get(REGISTERS.name) or 16
             occ = occupancy(gpu, int(regs), pr["threads"], pr["static"], pr["dynamic"])
             probes.append({"threads": pr["threads"], "static": pr["static"], "dynamic": pr["dynamic"],
                            "registers": regs,
-                           "carveout_pred": occ.smem_carveout, "carveout_meas": mm.get("launch__shared_mem_config_size"),
-                           "limit_pred": occ.launch__occupancy_limit_shared_mem,
-                           "limit_meas": mm.get("launch__occupancy_limit_shared_mem"),
-                           "occ_pred": round(occ.sm__maximum_warps_per_active_cycle_pct, 2),
-                           "occ_meas": mm.get("sm__maximum_warps_per_active_cycle_pct"),
-                           "driver_reserved": mm.get("launch__shared_mem_per_block_driver")})
+                           "carveout_pred": occ.smem_carveout, "carveout_meas": mm.get(CARVEOUT.name),
+                           "limit_pred": occ.limit_shared_mem,
+                           "limit_meas": mm.get(LIMIT_SHARED.name),
+                           "occ_pred": round(occ.occupancy_pct, 2),
+                           "occ_meas": mm.get(OCCUPANCY.name),
+                           "driver_reserved": mm.get(SHARED_DRIVER.name)})
     return {"device": measured.get("device"), "tool": measured.get("tool"), "binary": measured.get("binary"),
             "rows": rows, "summary": summary,
             "probes": probes}
@@ -132,7 +109,7 @@ def render_markdown(c: dict) -> str:
     out = ["# Predicted (cudasim + analysis models) vs measured (Nsight Compute)", "",
            f"Measured on: {c.get('device') or '?'} with {c.get('tool') or 'ncu'}; one launch per kernel at the "
            "simulator's size (`python -m analysis.collect_ncu`). Predicted: `python -m analysis.compare`, every "
-           "block simulated. Rules (issue 5): global requests and sectors exact; shared instructions and wavefronts "
+           "block simulated. Rules: global requests and sectors exact; shared instructions and wavefronts "
            "within 5%; registers, occupancy limits and theoretical occupancy exact; waves within 1%; bank conflicts "
            "and the carveout are shown, not judged.", ""]
     total = {"ok": 0, "MISS": 0}
@@ -144,7 +121,7 @@ def render_markdown(c: dict) -> str:
     out.append("| metric | ok | miss |")
     out.append("|---|---|---|")
     for metric, s in c["summary"].items():
-        if RULES[metric][1] != "info":
+        if registry.metric(metric).rule != "info":
             out.append(f"| `{metric}` | {s['ok']} | {s['MISS']} |")
     out.append("")
     out.append("| kernel | size | metric | predicted | measured | error | status |")
@@ -154,7 +131,7 @@ def render_markdown(c: dict) -> str:
             out.append(f"| {r['kernel']} | | | | | | {r['error']} |")
             continue
         err = "-" if r["error"] is None else ("inf" if r["error"] == float("inf") else f"{100 * r['error']:+.2f}%")
-        out.append(f"| {r['kernel']} | {r['size']} | {RULES[r['metric']][0]} | {_fmt(r['predicted'])} | "
+        out.append(f"| {r['kernel']} | {r['size']} | {registry.metric(r['metric']).label} | {_fmt(r['predicted'])} | "
                    f"{_fmt(r['measured'])} | {err} | {r['status']} |")
     if c["probes"]:
         out += ["", "## Shared-memory carveout probes (small CuPy kernels, 2 blocks per SM launched)", "",
@@ -177,9 +154,9 @@ NOTES = [
     "Shared counts are SASS-level: analysis.sass regroups the PTX trace the way ptxas merged the accesses "
     "(read from the cubin with nvdisasm). Tensor-core kernels: cudasim traces wmma fragments in the tensor "
     "cores' own lane layout and widths; accesses through a generic pointer are not LDS/STS, so ncu's "
-    "smsp__inst_executed_op_shared_* leaves them out and so does the prediction.",
-    "launch__occupancy_limit_shared_mem depends on the carveout the driver picks, a rule fitted to every "
-    "launch measured here (analysis.occupancy.driver_carveout); while it was being fitted, each version "
+    f"{LOAD_INSTRUCTIONS.name.replace('_ld.sum', '_*')} leaves them out and so does the prediction.",
+    f"{LIMIT_SHARED.name} depends on the carveout the driver picks, a rule fitted to every "
+    "launch measured here (analysis.models.occupancy.driver_carveout); while it was being fitted, each version "
     "scored 11, 9 and 9 of 12 on probes added after it. Resident blocks and theoretical occupancy never "
     "depend on it.",
 ]
@@ -193,7 +170,7 @@ def render_text(c: dict) -> str:
             out.append(f"{r['kernel']:28s} {r['error']}")
             continue
         err = "-" if r["error"] is None else ("inf" if r["error"] == float("inf") else f"{100 * r['error']:+.2f}%")
-        out.append(f"{r['kernel']:28s} {RULES[r['metric']][0]:20s} {_fmt(r['predicted']):>14} "
+        out.append(f"{r['kernel']:28s} {registry.metric(r['metric']).label:20s} {_fmt(r['predicted']):>14} "
                    f"{_fmt(r['measured']):>14} {err:>9}  {r['status']}")
     for p in c["probes"]:
         out.append(f"probe {p['threads']:>4} threads {p['static']:>6} B static {p['dynamic']:>6} B dyn: carveout "
@@ -205,7 +182,7 @@ def render_text(c: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m analysis.compare", description=__doc__.splitlines()[0])
     p.add_argument("--measured", default=str(RESULTS / "ncu_h100.json"))
-    p.add_argument("--out", default=str(RESULTS / "compare_h100.md"))
+    p.add_argument("--out", help=f"write the Markdown table here (the committed one: {RESULTS / 'compare_h100.md'})")
     p.add_argument("--kernels", help="comma-separated catalog names")
     p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
     p.add_argument("--json", action="store_true")
@@ -226,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(c, indent=1, default=str))
     else:
         print(render_text(c))
-    if a.out and not names:
+    if a.out:
         Path(a.out).write_text(render_markdown(c))
         print(f"wrote {a.out}")
     return 0

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cudasim.compile import compile_cubin
+from cudasim.compile import DEFAULT_ARCH, compile_cubin
 from cudasim.trace import MemEvent
 
 _SPACE = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "LDG": ("global", "ld"), "STG": ("global", "st"),
@@ -90,14 +90,15 @@ def parse_sass(text: str) -> dict[str, dict[tuple[str, int], list[tuple[str, str
     return {f: dict(v) for f, v in out.items()}
 
 
-def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str,
-                    mangled: str | None = None) -> dict[tuple[str, int], list[tuple[str, str, int]]] | None:
-    """SASS memory instructions of one kernel by source line, or None without nvdisasm. Cached on disk."""
+def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str, mangled: str | None = None,
+                    arch: str = DEFAULT_ARCH) -> dict[tuple[str, int], list[tuple[str, str, int]]] | None:
+    """SASS memory instructions of one kernel, compiled for `arch`, by source line, or None without
+    nvdisasm. Cached on disk."""
     exe = find_nvdisasm()
     if exe is None:
         return None
     exprs = [kernel] if "<" in kernel else []
-    key = hashlib.sha256(json.dumps([source, options, filename, kernel, exe, 1]).encode()).hexdigest()[:32]
+    key = hashlib.sha256(json.dumps([source, options, filename, kernel, exe, 1, arch]).encode()).hexdigest()[:32]
     base = os.environ.get("CUDASIM_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudasim")
     path = Path(base) / "sass" / f"{key}.json"
@@ -107,7 +108,7 @@ def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str,
             return {(f, int(l)): [tuple(x) for x in v] for f, l, v in d}
         except (ValueError, TypeError):
             pass
-    cubin, lowered = compile_cubin(source, exprs, options, filename=os.path.basename(filename))
+    cubin, lowered = compile_cubin(source, exprs, options, arch, filename=os.path.basename(filename))
     tmp = path.with_suffix(f".{os.getpid()}.cubin")
     tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_bytes(cubin)

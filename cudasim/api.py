@@ -16,20 +16,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .compile import CompileResult, Resources, compile_cuda
+from .compile import DEFAULT_ARCH, CompileResult, Resources, compile_cuda
 from .driver import ArgumentHandler, DeviceAllocation, In, InOut, Out, function_attribute
 from .errors import LaunchError
-from .execute import SHARED_LIMIT, SHARED_OPTIN_LIMIT, Finding, Program
+from .execute import Finding, Program
+from .gpus import GPU, for_arch, get_gpu
 from .memory import GlobalMemory, default_memory
 from .ptx import Module, parse_module
 from .trace import Trace
 
 __all__ = ["SourceModule", "Function", "Launch", "In", "Out", "InOut"]
-
-MAX_THREADS = 1024
-MAX_BLOCK = (1024, 1024, 64)
-MAX_GRID = (2 ** 31 - 1, 65535, 65535)
-REGISTERS_PER_SM = 65536
 
 
 @dataclass
@@ -67,7 +63,7 @@ class SourceModule:
         if not no_extern_c:
             source = f'extern "C" {{\n#line 1 "{filename}"\n{source}\n}}\n'
         opts = list(options or []) + [f"-I{d}" for d in include_dirs]
-        result = compile_cuda(source, tuple(name_expressions), tuple(opts), arch or "sm_90", filename=filename)
+        result = compile_cuda(source, tuple(name_expressions), tuple(opts), arch or DEFAULT_ARCH, filename=filename)
         self._init(result.ptx, result, memory)
 
     @classmethod
@@ -144,7 +140,9 @@ class Function:
         self.module, self.entry, self.name, self.resources = module, entry, name, resources
         self.fn = module.module.functions[entry]
         self._program: Program | None = None
-        self.max_dynamic_shared = SHARED_LIMIT
+        # the driver's limits are those of the chip the PTX targets (the default row without one)
+        self.gpu: GPU = for_arch(module.module.target or "") or get_gpu()
+        self.max_dynamic_shared = self.gpu.smem_per_block_default
 
     @property
     def program(self) -> Program:
@@ -167,24 +165,27 @@ class Function:
 
     def set_attribute(self, attr, value: int) -> None:
         if attr == function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES:
-            if value > SHARED_OPTIN_LIMIT - self.shared_size_bytes:
-                raise LaunchError(f"max dynamic shared memory {value} bytes exceeds the {SHARED_OPTIN_LIMIT} bytes "
-                                  f"a block may opt in to on sm_90")
+            optin = self.gpu.smem_per_block_optin
+            if value > optin - self.shared_size_bytes:
+                raise LaunchError(f"max dynamic shared memory {value} bytes exceeds the {optin} bytes "
+                                  f"a block may opt in to on {self.gpu.arch}")
             self.max_dynamic_shared = int(value) + self.shared_size_bytes
         else:
             raise LaunchError(f"setting function attribute {attr!r} is not modelled")
 
     def check_launch(self, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int) -> None:
         """Raise LaunchError for a launch the driver would refuse, naming the limit."""
+        gpu = self.gpu
         threads = block[0] * block[1] * block[2]
         if min(block) < 1 or min(grid) < 1:
             raise LaunchError(f"grid {grid} and block {block} must be at least 1 in every dimension")
-        if threads > MAX_THREADS:
-            raise LaunchError(f"block {block} has {threads} threads; a block may have at most {MAX_THREADS}")
-        for i, (v, lim) in enumerate(zip(block, MAX_BLOCK)):
+        if threads > gpu.max_threads_per_block:
+            raise LaunchError(f"block {block} has {threads} threads; a block may have at most "
+                              f"{gpu.max_threads_per_block}")
+        for i, (v, lim) in enumerate(zip(block, gpu.max_block_dims)):
             if v > lim:
                 raise LaunchError(f"block dimension {'xyz'[i]} = {v} exceeds the limit {lim}")
-        for i, (v, lim) in enumerate(zip(grid, MAX_GRID)):
+        for i, (v, lim) in enumerate(zip(grid, gpu.max_grid_dims)):
             if v > lim:
                 raise LaunchError(f"grid dimension {'xyz'[i]} = {v} exceeds the limit {lim}")
         req = self.fn.directives.get("reqntid")
@@ -197,16 +198,17 @@ class Function:
         static = self.shared_size_bytes
         if static + shared > self.max_dynamic_shared:
             extra = (" without cudaFuncSetAttribute(MaxDynamicSharedMemorySize)" if self.max_dynamic_shared ==
-                     SHARED_LIMIT else "")
+                     gpu.smem_per_block_default else "")
             raise LaunchError(f"the block needs {static + shared} bytes of shared memory ({static} static + "
                               f"{shared} dynamic); the limit is {self.max_dynamic_shared} bytes{extra}")
         if self.resources and self.resources.registers:
-            per_warp = -(-self.resources.registers * 32 // 256) * 256
-            need = per_warp * -(-threads // 32)
-            if need > REGISTERS_PER_SM:
+            warp = gpu.warp_size
+            per_warp = -(-self.resources.registers * warp // gpu.reg_alloc_unit) * gpu.reg_alloc_unit
+            need = per_warp * -(-threads // warp)
+            if need > gpu.regs_per_sm:
                 raise LaunchError(f"too many resources requested for launch: {self.resources.registers} registers "
                                   f"per thread x {threads} threads needs {need} registers; an SM has "
-                                  f"{REGISTERS_PER_SM}")
+                                  f"{gpu.regs_per_sm}")
 
     def __call__(self, *args, block=(1, 1, 1), grid=(1, 1), shared: int = 0, stream=None, time_kernel: bool = False,
                  run_blocks=None, trace_blocks=None, trace: bool = True, check: bool = True,

@@ -16,7 +16,9 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-DEFAULT_ARCH = "sm_90"
+from .gpus import get_gpu
+
+DEFAULT_ARCH = get_gpu().arch  # the default GPU row's compute capability ("sm_90" for the H100)
 
 
 class CompileError(Exception):

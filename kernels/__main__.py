@@ -1,4 +1,4 @@
-"""List the kernel catalog, or compile every kernel for sm_90 as a check (no GPU needed).
+"""List the kernel catalog, or compile every kernel for the default GPU's architecture as a check (no GPU needed).
 
     python -m kernels [--json] [--check]
 """
@@ -8,19 +8,23 @@ import argparse
 import json
 import sys
 
+from cudasim.gpus import get_gpu
+
 from . import catalog
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m kernels", description=__doc__.splitlines()[0])
     p.add_argument("--json", action="store_true", help="the catalog as JSON")
-    p.add_argument("--check", action="store_true", help="compile every kernel to PTX for sm_90 with NVRTC")
+    p.add_argument("--check", action="store_true",
+                   help=f"compile every kernel to PTX for {get_gpu().arch} (the default GPU row) with NVRTC")
     a = p.parse_args(argv)
     if a.check:
         return check()
     rows = []
+    sms = get_gpu().sms  # the default row (H100-SXM), which the JSON key below names
     for k in catalog.KERNELS:
-        grid, block, shared = k.launch(k.default_size, 132)
+        grid, block, shared = k.launch(k.default_size, sms)
         rows.append({"name": k.name, "family": k.family, "kind": k.kind, "source": k.source, "entry": k.entry,
                      "defines": dict(k.defines), "params": k.params, "constraint": k.constraint,
                      "size_multiple": k.multiple, "bench_size": k.default_size, "sim_size": k.sim_size,
@@ -47,12 +51,13 @@ def main(argv: list[str] | None = None) -> int:
 def check() -> int:
     from cudasim import CompileError, compile_cuda
 
+    arch = get_gpu().arch
     bad = 0
     for k in catalog.KERNELS:
         try:
-            res = compile_cuda(catalog.source(k), options=catalog.options(k), filename=str(k.path))
+            res = compile_cuda(catalog.source(k), options=catalog.options(k), arch=arch, filename=str(k.path))
             r = res.resources[res.entry(k.entry)]
-            print(f"{k.name:28s} sm_90  {r.registers:4d} registers/thread  {r.shared_bytes:6d} B static shared  "
+            print(f"{k.name:28s} {arch}  {r.registers:4d} registers/thread  {r.shared_bytes:6d} B static shared  "
                   f"{r.spill_stores} B spilled")
         except (CompileError, KeyError) as e:
             bad += 1

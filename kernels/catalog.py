@@ -4,14 +4,15 @@ One entry drives both backends (PyCUDA on a GPU, cudasim on a CPU) and the analy
 Sizes are the problem's linear size: n elements (vector add), n x n (transpose), n^3 (GEMM).
 
     k = get("sgemm_double_buffered")
-    inputs = k.make_inputs(256)                 # every kernel argument, in order, by name
-    grid, block, shared = k.launch(256, 132)    # (size, SM count) -> launch configuration
+    inputs = k.make_inputs(256)                     # every kernel argument, in order, by name
+    grid, block, shared = k.launch(256, gpu.sms)    # (size, SM count of a cudasim.gpus row) -> launch
     f(*k.args(inputs), block=block, grid=grid, shared=shared)
     ok, err = verify(k, inputs[k.output], inputs_before)
 
 Compile-time parameters are `#ifndef`-guarded macros in the .cu files; an entry's `defines`
 states them and `variant(name, BK=16, ...)` makes an entry with other values (the launch
-configuration follows them).
+configuration follows them); `configure(name, {"WT_BK": "16"})` does the same from macro
+definitions as a command line gives them.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import difflib
 import math
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 import numpy as np
 
@@ -30,7 +31,7 @@ class CatalogError(LookupError, ValueError):
     """A name or size the catalog cannot serve; the message says what would work."""
 
 
-Launch = tuple[tuple[int, int, int], tuple[int, int, int], int]
+LaunchConfig = tuple[tuple[int, int, int], tuple[int, int, int], int]  # (grid, block, dynamic shared bytes)
 
 
 @dataclass(frozen=True)
@@ -40,7 +41,7 @@ class Kernel:
     source: str  # file name in kernels/
     entry: str  # extern "C" entry point
     teaches: str
-    launch: Callable[[int, int], Launch]  # (size, SM count) -> (grid, block, dynamic shared bytes)
+    launch: Callable[[int, int], LaunchConfig]  # (size, SM count) -> (grid, block, dynamic shared bytes)
     inputs: Callable[[int, np.random.Generator], dict]  # every kernel argument in order; outputs NaN
     output: str  # the argument the kernel writes
     reference: Callable[[dict], np.ndarray]  # float64 expected output from the inputs
@@ -56,6 +57,7 @@ class Kernel:
     kind: str = "kernel"  # kernel | pipeline
     pipeline: str = ""  # for pipelines: pageable | pinned | streams
     factory: Callable[..., "Kernel"] | None = field(default=None, repr=False, compare=False)
+    macro_prefix: str = ""  # a parameter P is the macro PREFIX_P (sgemm_warptiling: BK is WT_BK)
 
     @property
     def path(self) -> Path:
@@ -102,11 +104,28 @@ def _grid_stride(n, sms):
     return (min(sms * 8, max(1, -(-n // 1024))), 1, 1), (256, 1, 1), 0
 
 
+def _parameters(name: str, defaults: dict, over: dict) -> dict:
+    """The defaults with `over` applied; a parameter the entry does not have is a CatalogError."""
+    unknown = set(over) - set(defaults)
+    if unknown:
+        raise CatalogError(f"{name}: no parameter {', '.join(sorted(unknown))}; it has "
+                           f"{', '.join(defaults) or 'none'}")
+    return {**defaults, **over}
+
+
 def _vector(name, teaches, launch, default, params, kind="kernel", pipeline="", entry=None):
-    return Kernel(name, "vector_add", "vector_add.cu", entry or name, teaches, launch, _vector_inputs, "c",
-                  lambda d: d["a"].astype(np.float64) + d["b"], 1e-6, lambda n: float(n), lambda n: 12.0 * n,
-                  default_size=default, sim_size=4096, kind=kind, pipeline=pipeline, params=params,
-                  constraint="any n >= 1", defines=(("VEC", 4),) if (entry or name) == "vector_add_grid_stride" else ())
+    defaults = {"VEC": 4} if (entry or name) == "vector_add_grid_stride" else {}
+
+    def build(**over):
+        p = _parameters(name, defaults, over)
+        if p and p["VEC"] not in (1, 4):
+            raise CatalogError(f"{name}: VEC={p['VEC']}: the kernel has a float4 path (VEC=4) and a scalar one (VEC=1)")
+        text = params.replace("VEC=4 (float4)", "VEC=1 (scalar)") if p.get("VEC") == 1 else params
+        return Kernel(name, "vector_add", "vector_add.cu", entry or name, teaches, launch, _vector_inputs, "c",
+                      lambda d: d["a"].astype(np.float64) + d["b"], 1e-6, lambda n: float(n), lambda n: 12.0 * n,
+                      default_size=default, sim_size=4096, kind=kind, pipeline=pipeline, params=text,
+                      constraint="any n >= 1", defines=tuple(p.items()), factory=build if defaults else None)
+    return build()
 
 
 # -- transpose -------------------------------------------------------------------------------------
@@ -116,13 +135,24 @@ def _transpose_inputs(n, rng):
 
 
 def _transpose(name, teaches, is_copy=False):
-    return Kernel(name, "transpose", "transpose.cu", name, teaches,
-                  lambda n, sms: ((-(-n // 32), -(-n // 32), 1), (32, 8, 1), 0), _transpose_inputs, "out",
-                  (lambda d: d["inp"].astype(np.float64)) if is_copy else (lambda d: d["inp"].T.astype(np.float64)),
-                  0.0, lambda n: 0.0, lambda n: 8.0 * n * n, default_size=8192, sim_size=256,
-                  defines=(("TILE", 32), ("BLOCK_ROWS", 8)),
-                  params="32x32 tile, 32x8 threads, 4 elements per thread; grid ceil(n/32)^2",
-                  constraint="any n >= 1 (bounds-checked)")
+    """A transpose entry: blocks of TILE x BLOCK_ROWS threads, one TILE x TILE tile each (transpose.cu)."""
+
+    def build(**over):
+        p = _parameters(name, {"TILE": 32, "BLOCK_ROWS": 8}, over)
+        tile, rows = p["TILE"], p["BLOCK_ROWS"]
+        if tile < 1 or rows < 1 or tile % rows:
+            raise CatalogError(f"{name}: BLOCK_ROWS={rows} must divide TILE={tile} (each thread moves "
+                               f"TILE / BLOCK_ROWS elements of a column)")
+        return Kernel(name, "transpose", "transpose.cu", name, teaches,
+                      lambda n, sms: ((-(-n // tile), -(-n // tile), 1), (tile, rows, 1), 0), _transpose_inputs,
+                      "out",
+                      (lambda d: d["inp"].astype(np.float64)) if is_copy else (lambda d: d["inp"].T.astype(np.float64)),
+                      0.0, lambda n: 0.0, lambda n: 8.0 * n * n, default_size=8192, sim_size=256,
+                      defines=(("TILE", tile), ("BLOCK_ROWS", rows)),
+                      params=f"{tile}x{tile} tile, {tile}x{rows} threads, {tile // rows} elements per thread; "
+                             f"grid ceil(n/{tile})^2",
+                      constraint="any n >= 1 (bounds-checked)", factory=build)
+    return build()
 
 
 # -- GEMM ------------------------------------------------------------------------------------------
@@ -147,11 +177,7 @@ def _gemm(family, name, teaches, rtol, threads, bm, bn, multiple=1, prefix="", d
     params_dict = dict(defines or {})
 
     def build(**over):
-        p = {**params_dict, **over}
-        unknown = set(over) - set(params_dict)
-        if unknown:
-            raise CatalogError(f"{name}: no parameter {', '.join(sorted(unknown))}; it has "
-                               f"{', '.join(params_dict) or 'none'}")
+        p = _parameters(name, params_dict, over)
         t, m, n, mult = geometry(p) if geometry else (threads, bm, bn, multiple)
         desc = (", ".join(f"{k}={v}" for k, v in p.items()) + "; " if p else "") + \
             f"{t} threads per block, one block per {m}x{n} tile of C"
@@ -162,7 +188,7 @@ def _gemm(family, name, teaches, rtol, threads, bm, bn, multiple=1, prefix="", d
                       default_size=4096, sim_size=128 if mult <= 128 else mult,
                       defines=tuple((f"{prefix}_{k}", v) for k, v in p.items()), params=desc,
                       constraint=f"M = N = K = n, a multiple of {mult}" if mult > 1 else "any n >= 1",
-                      factory=build)
+                      factory=build, macro_prefix=prefix)
     return build()
 
 
@@ -258,6 +284,25 @@ def variant(name: str, **params) -> Kernel:
     if k.factory is None or not k.defines:
         raise CatalogError(f"{name} has no tile parameters to vary")
     return k.factory(**params)
+
+
+def configure(name: str, defines: Mapping[str, str]) -> Kernel:
+    """The entry `name` with macro definitions as a command line gives them ({"BLOCK_ROWS": "16"};
+    a GEMM takes "BK" or "WT_BK"), through `variant`, so the launch follows them. No defines: the
+    entry itself. A macro the entry does not take, or a value that is not an integer, is a
+    CatalogError naming it."""
+    k = get(name)
+    if not defines:
+        return k
+    params = {}
+    prefix = f"{k.macro_prefix}_" if k.macro_prefix else ""
+    for macro, value in defines.items():
+        try:
+            number = int(str(value), 0)
+        except ValueError:
+            raise CatalogError(f"{name}: {macro}={value}: not an integer") from None
+        params[macro[len(prefix):] if prefix and macro.startswith(prefix) else macro] = number
+    return variant(name, **params)
 
 
 def source(k: Kernel) -> str:

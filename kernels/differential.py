@@ -80,17 +80,19 @@ def run_catalog(seed: int = 0) -> list[dict]:
 
     from cudasim import compile_cuda
     from cudasim.api import SourceModule as SimModule
+    from cudasim.gpus import get_gpu
     from kernels import catalog
 
+    gpu = get_gpu()  # the launch is sized for the table's default row, the PTX compiled for its architecture
     rows = []
     for k in catalog.KERNELS:
         if k.kind != "kernel":
             continue
         size = k.sim_size
-        res = compile_cuda(catalog.source(k), options=catalog.options(k), filename=str(k.path))
+        res = compile_cuda(catalog.source(k), options=catalog.options(k), arch=gpu.arch, filename=str(k.path))
         entry = res.entry(k.entry)
         inputs = k.make_inputs(size, seed)
-        grid, block, shared = k.launch(size, 132)
+        grid, block, shared = k.launch(size, gpu.sms)
         gpu_in = {n: v.copy() if isinstance(v, np.ndarray) else v for n, v in inputs.items()}
         args = [cuda.InOut(a) if isinstance(a, np.ndarray) else a for a in k.args(gpu_in, size)]
         cuda.module_from_buffer(res.ptx.encode()).get_function(entry)(*args, block=block, grid=grid, shared=shared)

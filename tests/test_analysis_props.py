@@ -1,13 +1,13 @@
-"""Property tests (issue 5, item 6) on the models' index math."""
+"""Property tests on the models' index math."""
 import math
 
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analysis import banks, coalescing
-from analysis.gpus import get_gpu
-from analysis.occupancy import occupancy
+from analysis.models import banks, coalescing
+from analysis.models.occupancy import occupancy
+from cudasim.gpus import get_gpu
 
 PROPS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 LANES = np.arange(32, dtype=np.uint64)
@@ -71,11 +71,10 @@ def test_occupancy_never_exceeds_any_single_limit(r, t, s):
     o = occupancy(H100, r, t, s)
     if o.refused:
         return
-    limits = [o.launch__occupancy_limit_registers, o.launch__occupancy_limit_shared_mem,
-              o.launch__occupancy_limit_warps, o.launch__occupancy_limit_blocks]
+    limits = [o.limit_registers, o.limit_shared_mem, o.limit_warps, o.limit_blocks]
     assert o.blocks_per_sm == min(limits) and all(o.blocks_per_sm <= v for v in limits)
     assert o.warps_per_sm <= H100.max_warps_per_sm
-    assert 0 < o.sm__maximum_warps_per_active_cycle_pct <= 100
+    assert 0 < o.occupancy_pct <= 100
 
 
 @PROPS

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cudasim.gpus import get_gpu
 from kernels import catalog
 from kernels import __main__ as kmain
 
@@ -26,6 +27,7 @@ ISSUE_3_NAMES = [
 KERNELS = [k for k in catalog.KERNELS if k.kind == "kernel"]
 MAX_STATIC_SHARED = 48 * 1024
 PROPS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SMS = get_gpu().sms  # the default row's SM count (132 on the H100-SXM)
 
 
 def test_catalog_lists_every_issue_3_name():
@@ -80,7 +82,7 @@ def test_compiles_for_sm_90_within_hardware_limits(k):
     assert r.spill_stores == 0, f"{k.name} spills {r.spill_stores} bytes"
     assert r.shared_bytes <= MAX_STATIC_SHARED
     for size in (k.sim_size, k.default_size):
-        grid, block, shared = k.launch(size, 132)
+        grid, block, shared = k.launch(size, SMS)
         threads = block[0] * block[1] * block[2]
         assert 1 <= threads <= 1024 and block[2] <= 64
         assert threads % 32 == 0 or threads == 1
@@ -163,12 +165,33 @@ def test_verify_rejects_nan_and_wrong_results():
 def test_variant_follows_its_parameters():
     k = catalog.variant("sgemm_double_buffered", BM=256, WM=64, WN=64, WMITER=4, WNITER=2, MINBLOCKS=1)
     assert ("DB_BM", 256) in k.defines and "-DDB_BM=256" in k.options()
-    assert k.launch(1024, 132) == ((8, 4, 1), (256, 1, 1), 0)
+    assert k.launch(1024, SMS) == ((8, 4, 1), (256, 1, 1), 0)
     assert k.multiple == 256
     with pytest.raises(catalog.CatalogError, match="no parameter"):
         catalog.variant("sgemm_double_buffered", XX=1)
     with pytest.raises(catalog.CatalogError, match="no tile parameters"):
         catalog.variant("sgemm_naive", BM=64)
+
+
+def test_configure_from_defines_follows_the_macros():
+    """transpose.cu's block is TILE x BLOCK_ROWS threads and its grid ceil(n / TILE)^2."""
+    k = catalog.configure("transpose_tiled", {"BLOCK_ROWS": "16"})
+    assert k.launch(256, SMS) == ((256 // 32, 256 // 32, 1), (32, 16, 1), 0)
+    assert "-DBLOCK_ROWS=16" in k.options() and "-DTILE=32" in k.options()
+    k = catalog.configure("copy", {"TILE": "16", "BLOCK_ROWS": "4"})
+    assert k.launch(100, SMS) == ((7, 7, 1), (16, 4, 1), 0)
+    assert catalog.configure("transpose_tiled", {}) is catalog.get("transpose_tiled")
+    # a GEMM takes the parameter's name or the macro's
+    for name in ("BK", "WT_BK"):
+        assert ("WT_BK", 16) in catalog.configure("sgemm_warptiling", {name: "16"}).defines
+    assert catalog.configure("vector_add_grid_stride", {"VEC": "1"}).options() == ["-DVEC=1"]
+    for name, defines, match in [("sgemm_warptiling", {"BK": "banana"}, "BK=banana: not an integer"),
+                                 ("sgemm_warptiling", {"NOPE": "1"}, "no parameter NOPE"),
+                                 ("sgemm_naive", {"BM": "64"}, "no tile parameters"),
+                                 ("transpose_tiled", {"BLOCK_ROWS": "12"}, "must divide TILE=32"),
+                                 ("vector_add_grid_stride", {"VEC": "2"}, "VEC=2")]:
+        with pytest.raises(catalog.CatalogError, match=match):
+            catalog.configure(name, defines)
 
 
 # -- launch configurations over random valid sizes ----------------------------------------------

@@ -1,7 +1,9 @@
-"""The hardware table (analysis/gpus.json) as typed rows, and lookup by name.
+"""The hardware table (cudasim/gpus.json) as typed rows, and lookup by name or architecture.
 
-Hardware facts live in data, not in branches: every model takes a `GPU` and reads its
-limits from it, so a new chip is one JSON row with its sources.
+Hardware facts live in data, not in branches: the launch checks, the compiler's default
+architecture, the catalog's SM count and every analysis model read them from a `GPU` row,
+so a new chip is one JSON row with its sources. It lives in cudasim, the lowest layer,
+so that every layer above can read the same table.
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ class GPU:
     cc: str
     sms: int
     max_threads_per_block: int
+    max_block_dims: tuple[int, int, int]
+    max_grid_dims: tuple[int, int, int]
     max_threads_per_sm: int
     max_warps_per_sm: int
     max_blocks_per_sm: int
@@ -66,6 +70,11 @@ class GPU:
     @property
     def warp_size(self) -> int:
         return 32
+
+    @property
+    def arch(self) -> str:
+        """The compiler's target for this chip: compute capability 9.0 -> "sm_90"."""
+        return "sm_" + self.cc.replace(".", "")
 
     @property
     def carveouts(self) -> tuple[int, ...]:
@@ -104,5 +113,20 @@ def get_gpu(name: str | None = None) -> GPU:
     row = dict(rows[key])
     row["carveouts_kb"] = tuple(row["carveouts_kb"])
     row["aliases"] = tuple(row.get("aliases", ()))
+    row["max_block_dims"] = tuple(row["max_block_dims"])
+    row["max_grid_dims"] = tuple(row["max_grid_dims"])
     row["driver_carveout_no_smem_kb"] = tuple(map(tuple, row.get("driver_carveout_no_smem_kb", ())))
     return GPU(key=key, **row)
+
+
+def for_arch(arch: str) -> GPU | None:
+    """The first row (in table order) whose compute capability `arch` ("sm_80", "sm_90a") targets.
+
+    Launch limits are per compute capability, so any row of that capability gives the same ones.
+    """
+    digits = "".join(ch for ch in arch if ch.isdigit())
+    if len(digits) < 2:
+        return None
+    cc = f"{digits[:-1]}.{digits[-1]}"
+    key = next((k for k, row in _rows().items() if row["cc"] == cc), None)
+    return get_gpu(key) if key else None

@@ -1,0 +1,154 @@
+"""What a user types, as values: dimensions, NAME=VALUE lists, a kernel's C signature, and
+the arguments of a file target built from `--arg` specs.
+
+Scalars are named as in the kernel's C signature; buffers are `NAME=float32[COUNT]`, or
+left out for an unsized buffer. Anything unusable is a TargetError: one line, exit status 2.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+class TargetError(Exception):
+    """A TARGET or option the CLI cannot use; printed as one line, exit status 2."""
+
+
+def parse_dims(text: str | None, default: tuple[int, int, int] | None = None) -> tuple[int, int, int] | None:
+    """'32,8' -> (32, 8, 1)."""
+    if text is None:
+        return default
+    try:
+        parts = [int(p) for p in re.split(r"[,x ]+", text.strip()) if p]
+    except ValueError:
+        raise TargetError(f"bad dimensions {text!r}: expected X[,Y[,Z]]") from None
+    if not 1 <= len(parts) <= 3 or any(p <= 0 for p in parts):
+        raise TargetError(f"bad dimensions {text!r}: expected 1 to 3 positive integers")
+    return tuple(parts + [1] * (3 - len(parts)))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Param:
+    ctype: str
+    name: str
+    pointer: bool
+
+
+_CTYPES = {
+    "float": np.float32, "double": np.float64, "half": np.float16, "__half": np.float16,
+    "int": np.int32, "signed": np.int32, "unsigned": np.uint32, "unsigned int": np.uint32, "uint": np.uint32,
+    "int32_t": np.int32, "uint32_t": np.uint32, "long": np.int64, "long long": np.int64, "int64_t": np.int64,
+    "unsigned long": np.uint64, "unsigned long long": np.uint64, "uint64_t": np.uint64, "size_t": np.uint64,
+    "short": np.int16, "unsigned short": np.uint16, "char": np.int8, "unsigned char": np.uint8,
+    "int8_t": np.int8, "uint8_t": np.uint8, "bool": np.bool_, "float4": np.float32, "float2": np.float32,
+    "int4": np.int32, "int2": np.int32, "double2": np.float64,
+}
+
+
+def _strip_comments(src: str) -> str:
+    src = re.sub(r"/\*.*?\*/", " ", src, flags=re.S)
+    return re.sub(r"//[^\n]*", " ", src)
+
+
+def parse_signature(source: str, kernel: str) -> list[Param]:
+    """Parameters of `__global__ ... kernel(...)` from the C++ source (names, types, pointer-ness)."""
+    base = kernel.split("<")[0].strip()
+    src = _strip_comments(source)
+    for m in re.finditer(r"__global__[^;{(]*?\b" + re.escape(base) + r"\s*\(", src):
+        i, depth = m.end(), 1
+        j = i
+        while j < len(src) and depth:
+            depth += {"(": 1, ")": -1}.get(src[j], 0)
+            j += 1
+        body = src[i:j - 1]
+        parts, depth, cur = [], 0, ""
+        for ch in body:
+            if ch in "<([" : depth += 1
+            if ch in ">)]": depth -= 1
+            if ch == "," and depth == 0:
+                parts.append(cur); cur = ""
+            else:
+                cur += ch
+        if cur.strip():
+            parts.append(cur)
+        out = []
+        for p in parts:
+            p = p.split("=")[0].strip()
+            if not p or p == "void":
+                continue
+            m2 = re.match(r"(.*?)([A-Za-z_]\w*)\s*(\[[^\]]*\])?$", p, flags=re.S)
+            if not m2:
+                raise TargetError(f"cannot read the parameter {p!r} of {base}")
+            ctype, name = m2.group(1), m2.group(2)
+            pointer = "*" in ctype or bool(m2.group(3))
+            ctype = re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict|struct)\b|\*|&", " ", ctype)
+            out.append(Param(" ".join(ctype.split()), name, pointer))
+        return out
+    raise TargetError(f"no __global__ function named {base!r} in the source")
+
+
+_BUF_RE = re.compile(r"^([a-z]+\d*)\[(\d+)\]$")
+
+
+def make_args(params: list[Param], specs: dict[str, str], threads: int) -> tuple[list[Any], list[str]]:
+    """Kernel arguments from `--arg` specs; returns (args, notes about defaults)."""
+    unknown = set(specs) - {p.name for p in params}
+    if unknown:
+        raise TargetError(f"--arg {sorted(unknown)[0]}: no such parameter; the kernel takes "
+                          + ", ".join(p.name for p in params))
+    args: list[Any] = []
+    notes: list[str] = []
+    for p in params:
+        spec = specs.get(p.name)
+        if p.pointer:
+            if spec is None:
+                args.append(unsized_buffer(p, threads))
+                notes.append(f"{p.name}: unsized buffer at a fresh 256-byte aligned base")
+                continue
+            m = _BUF_RE.match(spec.replace(" ", ""))
+            if not m:
+                raise TargetError(f"--arg {p.name}={spec}: buffers are given as DTYPE[COUNT], e.g. float32[4096]")
+            try:
+                dt = np.dtype(m.group(1))
+            except TypeError:
+                raise TargetError(f"--arg {p.name}={spec}: unknown dtype {m.group(1)!r}") from None
+            rng = np.random.default_rng(len(args))
+            arr = (rng.standard_normal(int(m.group(2))).astype(dt) if dt.kind == "f"
+                   else np.zeros(int(m.group(2)), dt))
+            args.append(arr)
+        else:
+            dt = _CTYPES.get(p.ctype)
+            if dt is None:
+                raise TargetError(f"parameter {p.name} has type {p.ctype!r}, which the CLI cannot build")
+            if spec is None:
+                raise TargetError(f"missing --arg {p.name}=VALUE ({p.ctype})")
+            try:
+                val = float(spec) if np.dtype(dt).kind == "f" else int(spec, 0)
+            except ValueError:
+                raise TargetError(f"--arg {p.name}={spec}: not a {p.ctype}") from None
+            args.append(np.dtype(dt).type(val))
+    return args, notes
+
+
+def unsized_buffer(p: Param, threads: int) -> np.ndarray:
+    """A buffer whose size the user did not give: zeros, generous enough for kernels that touch a
+    few elements per thread (cudasim allocates it at a fresh 256-byte aligned base)."""
+    dt = _CTYPES.get(p.ctype, np.float32)
+    return np.zeros(max(threads * 16, 1 << 12), dt)
+
+
+def parse_kv(items: list[str], what: str) -> dict[str, str]:
+    """NAME=VALUE items into a dict; a --define may be a bare NAME (defined, empty)."""
+    out = {}
+    for it in items:
+        if "=" not in it:
+            if what == "--define":
+                out[it] = ""
+                continue
+            raise TargetError(f"{what} {it!r}: expected NAME=VALUE")
+        k, v = it.split("=", 1)
+        out[k.strip()] = v.strip()
+    return out

@@ -1,0 +1,348 @@
+"""The analysis pipeline: a TARGET resolved into one launch, compiled once, simulated once, modelled.
+
+    resolve   TARGET + --define/--size/--gpu (or --grid/--block/--arg)  -> ResolvedLaunch
+    compile   NVRTC for the GPU row's architecture (disk-cached)        -> PTX + ptxas resources
+    simulate  cudasim.SourceModule over that PTX, sampled blocks        -> memory trace
+    model     every trace model over the one trace (cached on disk); launch models over
+              the resources and the GPU row (analysis.registry)
+
+TARGET is a catalog name (`transpose_tiled`, with `--size N`) or `path/to/file.cu::kernel`
+with `--grid X[,Y[,Z]] --block X[,Y[,Z]] --arg NAME=VALUE`. What the target says is what is
+compiled and simulated: a catalog target is its entry configured with the defines
+(kernels.catalog.configure, so the launch follows them) at the GPU row's SM count, fed the
+catalog's inputs; both kinds of target take the same compile and the same simulation.
+
+Large launches are not simulated block by block: `plan_blocks` picks the blocks that cover
+the distinct cases (first, interior, last along each grid dimension) and weights each by
+the number of blocks of its class, so totals are "sampled and scaled (which blocks)".
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shlex
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+from cudasim import CompileError, CompileResult, Launch, Resources, SourceModule, compile_cuda
+from cudasim.gpus import GPU, UnknownGPU, get_gpu
+from cudasim.memory import GlobalMemory
+from kernels import catalog
+
+from . import registry, sass
+from .args import TargetError, make_args, parse_dims, parse_kv, parse_signature
+from .common import Model, provenance
+
+ANALYSIS_CACHE_VERSION = 2
+ALL_BLOCKS_THREADS = 1 << 16  # simulate every block when the launch has at most this many threads
+INTERIOR_SAMPLES = 2  # interior blocks sampled per grid dimension
+
+Dim3 = tuple[int, int, int]
+
+
+@dataclass(frozen=True)
+class ResolvedLaunch:
+    """One launch, fully resolved: what is compiled (source, options, the GPU row's architecture),
+    how it is launched (grid, block, dynamic shared bytes), with which arguments, on which GPU."""
+
+    spec: str  # the TARGET as typed
+    kernel: str  # name expression of the entry
+    source: str
+    filename: str
+    options: tuple[str, ...]  # -D flags; the architecture comes from `gpu`
+    grid: Dim3
+    block: Dim3
+    shared: int  # dynamic shared bytes per block
+    gpu: GPU
+    size: int | None = None  # catalog targets: the problem size
+    entry: catalog.Kernel | None = None  # catalog targets: the entry as configured; None for a file
+    arg_specs: tuple[tuple[str, str], ...] = ()  # file targets: --arg NAME=VALUE
+
+    @property
+    def threads_per_block(self) -> int:
+        return self.block[0] * self.block[1] * self.block[2]
+
+    @property
+    def blocks(self) -> int:
+        return self.grid[0] * self.grid[1] * self.grid[2]
+
+    def describe(self) -> str:
+        g = "x".join(map(str, self.grid))
+        b = "x".join(map(str, self.block))
+        sz = f", size {self.size}" if self.size is not None else ""
+        return f"{self.kernel} grid {g} block {b}{sz}" + (f", {self.shared} B dynamic shared" if self.shared else "")
+
+    def key(self) -> str:
+        """What determines a simulation's result, hashed (the result cache's key)."""
+        d = [self.kernel, self.source, list(self.options), self.gpu.arch, self.grid, self.block, self.shared,
+             sorted(self.arg_specs), self.size, self.entry is not None]
+        return hashlib.sha256(json.dumps(d, default=str).encode()).hexdigest()
+
+    def arguments(self, seed: int = 0) -> tuple[list[Any], list[str]]:
+        """The kernel's arguments, and notes on any the user left to defaults: the catalog's
+        inputs for a catalog target, the `--arg` specs for a file target."""
+        if self.entry is not None:
+            return self.entry.args(self.entry.make_inputs(self.size, seed), self.size), []
+        params = parse_signature(self.source, self.kernel)
+        return make_args(params, dict(self.arg_specs), self.blocks * self.threads_per_block)
+
+
+# ---- resolve -----------------------------------------------------------------------------
+
+def target_command(args: argparse.Namespace) -> str:
+    """The TARGET and the options that shape its launch, as typed again (for a report that
+    points to another model's command)."""
+    parts = [args.target]
+    for opt, value in (("--size", args.size), ("--gpu", args.gpu), ("--grid", args.grid), ("--block", args.block),
+                       ("--shared", args.shared or None)):
+        if value is not None:
+            parts += [opt, str(value)]
+    for opt, values in (("--define", args.define), ("--arg", args.arg)):
+        for v in values:
+            parts += [opt, v]
+    return shlex.join(parts)
+
+
+def add_target_args(p: argparse.ArgumentParser) -> None:
+    """The TARGET and the options every model's command takes."""
+    p.add_argument("target", help="catalog name, or path/to/file.cu::kernel")
+    p.add_argument("--grid", help="X[,Y[,Z]] blocks (file targets)")
+    p.add_argument("--block", help="X[,Y[,Z]] threads (file targets)")
+    p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes per block (file targets)")
+    p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                   help="scalar by name, or buffer NAME=float32[COUNT] (file targets)")
+    p.add_argument("--define", action="append", default=[], metavar="NAME=VALUE",
+                   help="preprocessor define; a catalog kernel's launch follows its own (TILE, BLOCK_ROWS, BK, ...)")
+    p.add_argument("--size", type=int, help="problem size for catalog kernels")
+    p.add_argument("--gpu", help="GPU from cudasim/gpus.json (default H100-SXM): its SM count sizes the catalog's "
+                   "grid, its compute capability is compiled for")
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--all-blocks", action="store_true", help="simulate every block however many there are")
+    p.add_argument("--no-cache", action="store_true", help="ignore the on-disk result cache")
+
+
+def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> ResolvedLaunch:
+    """The parsed command line as one ResolvedLaunch (nothing compiled or simulated yet).
+
+    `catalog_size` names the catalog size a catalog target without --size gets.
+    """
+    try:
+        gpu = get_gpu(args.gpu)
+    except UnknownGPU as e:
+        raise TargetError(str(e)) from None
+    if args.size is not None and args.size < 1:
+        raise TargetError(f"--size {args.size}: must be a positive integer")
+    defines = parse_kv(args.define, "--define")
+    if "::" in args.target:
+        return resolve_file(args.target, parse_dims(args.grid), parse_dims(args.block), args.shared, defines,
+                            parse_kv(args.arg, "--arg"), gpu)
+    given = [o for o, v in (("--grid", args.grid), ("--block", args.block), ("--shared", args.shared),
+                            ("--arg", args.arg)) if v]
+    if given:
+        raise TargetError(f"{', '.join(given)}: a catalog kernel's launch and arguments follow its size, defines and "
+                          f"GPU; use path/to/file.cu::kernel to give them")
+    return resolve_catalog(args.target, args.size, defines, gpu, catalog_size)
+
+
+def resolve_catalog(name: str, size: int | None = None, defines: dict[str, str] | None = None,
+                    gpu: GPU | None = None, catalog_size: str = "sim_size") -> ResolvedLaunch:
+    """A catalog kernel configured with `defines`, at `size` (default: its `catalog_size`), launched
+    as the catalog launches it on `gpu` (default: the table's default row)."""
+    gpu = gpu or get_gpu()
+    try:
+        entry = catalog.configure(name, defines or {})
+        size = size or {"sim_size": entry.sim_size, "default_size": entry.default_size}[catalog_size]
+        entry.check_size(size)
+    except catalog.CatalogError as e:
+        raise TargetError(str(e)) from None
+    grid, block, shared = entry.launch(size, gpu.sms)
+    return ResolvedLaunch(name, entry.entry, catalog.source(entry), str(entry.path), tuple(entry.options()),
+                          _dim3(grid), _dim3(block), int(shared), gpu, size, entry)
+
+
+def resolve_file(spec: str, grid: Dim3 | None, block: Dim3 | None, shared: int, defines: dict[str, str],
+                 arg_specs: dict[str, str], gpu: GPU | None = None) -> ResolvedLaunch:
+    """`path/to/file.cu::kernel` launched with the given grid, block and dynamic shared bytes."""
+    path, kernel = spec.split("::", 1)
+    if not os.path.exists(path):
+        raise TargetError(f"{path}: no such file")
+    if grid is None or block is None:
+        raise TargetError("a file target needs --grid X[,Y[,Z]] and --block X[,Y[,Z]]")
+    options = tuple(f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in defines.items())
+    return ResolvedLaunch(spec, kernel, Path(path).read_text(), path, options, grid, block, int(shared or 0),
+                          gpu or get_gpu(), arg_specs=tuple(arg_specs.items()))
+
+
+def _dim3(t) -> Dim3:
+    t = tuple(int(v) for v in t)
+    return t + (1,) * (3 - len(t))  # type: ignore[return-value]
+
+
+# ---- compile -----------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Compiled:
+    """NVRTC's output for a launch: the PTX cudasim runs and ptxas's report on it."""
+
+    result: CompileResult
+    entry: str  # the mangled entry name
+
+    @property
+    def resources(self) -> Resources:
+        return self.result.resources[self.entry]
+
+
+def compile_launch(launch: ResolvedLaunch) -> Compiled:
+    """Compile the launch's source with its options for its GPU row's architecture (once per
+    process; cudasim.compile also caches on disk, keyed on the architecture)."""
+    return _compile(launch.source, launch.kernel, launch.options, launch.gpu.arch, launch.filename)
+
+
+@lru_cache(maxsize=16)
+def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, filename: str) -> Compiled:
+    exprs = [kernel] if "<" in kernel else []
+    try:
+        res = compile_cuda(source, exprs, options=list(options), arch=arch, filename=filename)
+    except CompileError as e:
+        raise TargetError(f"{str(e).splitlines()[0]} (compiling for {arch})") from None
+    try:
+        return Compiled(res, res.entry(kernel))
+    except KeyError:
+        raise TargetError(f"{filename}: no kernel {kernel!r}; found " + ", ".join(res.resources)) from None
+
+
+# ---- simulate ----------------------------------------------------------------------------
+
+def plan_blocks(grid: Dim3, threads_per_block: int, all_blocks: bool = False,
+                interior: int = INTERIOR_SAMPLES) -> tuple[list[int] | None, dict[int, float]]:
+    """Which blocks to simulate, and how many blocks each stands for.
+
+    Every block when the launch is small (<= ALL_BLOCKS_THREADS threads) or asked for;
+    otherwise along each dimension the first, `interior` evenly spaced interior and the
+    last index, and their product: edges and corners behave differently (bounds checks),
+    interior blocks alike. Returns (None, {}) for "all blocks".
+    """
+    total = grid[0] * grid[1] * grid[2]
+    if all_blocks or total * threads_per_block <= ALL_BLOCKS_THREADS:
+        return None, {}
+    per_dim: list[list[tuple[int, float]]] = []
+    for g in grid:
+        if g <= 2 + interior:
+            per_dim.append([(i, 1.0) for i in range(g)])
+            continue
+        inner = g - 2
+        picks = sorted({1 + (k * inner) // interior + inner // (2 * interior) for k in range(interior)})
+        picks = [min(max(p, 1), g - 2) for p in picks]
+        w = inner / len(picks)
+        per_dim.append([(0, 1.0)] + [(p, w) for p in picks] + [(g - 1, 1.0)])
+    blocks, weights = [], {}
+    for (x, wx), (y, wy), (z, wz) in product(*per_dim):
+        lin = x + y * grid[0] + z * grid[0] * grid[1]
+        blocks.append(lin)
+        weights[lin] = wx * wy * wz
+    return blocks, weights
+
+
+def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None,
+             seed: int = 0) -> tuple[Launch, list[str]]:
+    """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all).
+
+    Returns (the simulated launch: trace, stats, findings; notes on arguments left to defaults).
+    """
+    args, notes = launch.arguments(seed)
+    # a device memory of its own: addresses (in pictures, in the result cache) do not depend on
+    # what this process simulated before
+    mod = SourceModule.from_ptx(compiled.result.ptx, compiled.result, memory=GlobalMemory())
+    f = mod.get_function(launch.kernel)
+    kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared)
+    if blocks is not None:
+        kw.update(run_blocks=blocks, trace_blocks=blocks)
+    return f(*args, **kw), notes
+
+
+# ---- model -------------------------------------------------------------------------------
+
+def trace_results(launch: ResolvedLaunch, all_blocks: bool = False, use_cache: bool = True,
+                  use_sass: bool = True) -> dict:
+    """Every trace model's result for a launch, from one simulation, keyed by model name, with
+    the launch's description, notes, verifier findings and provenance.
+
+    Cached on disk by launch, sampling and code version, so a second command answers at once.
+    """
+    blocks, weights = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
+    disasm = sass.find_nvdisasm() if use_sass else None
+    key = hashlib.sha256(f"{launch.key()}|{blocks}|{_code_hash()}|{disasm}".encode()).hexdigest()
+    path = _cache_path(key)
+    if use_cache and path.exists():
+        try:
+            return {**json.loads(path.read_text()), "cached": True}
+        except ValueError:
+            pass
+    compiled = compile_launch(launch)
+    result, notes = simulate(launch, compiled, blocks)
+    trace = result.trace
+    if blocks is not None and trace.traced_blocks is None:
+        trace.traced_blocks = list(blocks)
+    level = "PTX"
+    if disasm:
+        try:
+            ops = sass.sass_memory_ops(launch.source, list(launch.options), launch.filename, launch.kernel,
+                                       compiled.entry, launch.gpu.arch)
+        except Exception as e:  # noqa: BLE001 - SASS is a refinement: without it, PTX-level counts
+            ops = None
+            notes.append(f"SASS unavailable ({type(e).__name__}: {str(e).splitlines()[0][:80]}); PTX-level counts")
+        if ops is not None:
+            trace.events, sass_notes = sass.regroup(trace.events, ops)
+            level = "SASS"
+            notes.append("instructions as ptxas emits them: PTX accesses that ptxas merges into wider "
+                         "loads/stores are counted as one (SASS from nvdisasm)")
+            notes.extend("SASS: " + n for n in sass_notes[:8])
+    if level == "PTX":
+        notes.append("PTX-level counts: ptxas may merge neighbouring accesses into wider ones "
+                     "(pip install nvidia-cuda-nvdisasm for SASS-level counts)")
+    out: dict[str, Any] = {"target": launch.describe(), "grid": list(launch.grid), "block": list(launch.block),
+                           "level": level, "provenance": provenance(trace, weights).label}
+    for model in registry.trace_models():
+        out[model.name] = model.analyze(trace, weights)
+    out["notes"] = notes
+    out["findings"] = [str(f) for f in result.findings][:20]
+    if use_cache:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(out))
+            tmp.replace(path)
+        except OSError:
+            pass
+    return out
+
+
+def launch_result(model: Model, launch: ResolvedLaunch, options: argparse.Namespace | None = None) -> dict:
+    """A launch model's result: ptxas's resources for the launch and its GPU row, no simulation."""
+    return model.analyze(launch, compile_launch(launch).resources, options)
+
+
+def _code_hash() -> str:
+    """Hash of the code and data that shape a result, so the result cache invalidates itself."""
+    h = hashlib.sha256(str(ANALYSIS_CACHE_VERSION).encode())
+    root = Path(__file__).resolve().parent.parent
+    for pkg in ("cudasim", "analysis", "kernels"):
+        d = root / pkg
+        if d.is_dir():
+            for f in sorted(p for p in d.rglob("*") if p.suffix in (".py", ".json", ".cu")):
+                if "results" in f.relative_to(d).parts:
+                    continue
+                h.update(str(f.relative_to(root)).encode())
+                h.update(f.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cache_path(key: str) -> Path:
+    base = os.environ.get("CUDASIM_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudasim")
+    return Path(base) / "analysis" / f"{key[:40]}.json"

@@ -1,0 +1,251 @@
+"""The pipeline compiles and simulates what the target says (defines, GPU, size); models are
+found through the registry, which alone names ncu metrics; analysis has no import cycle.
+
+Expected counts are derived here from the kernels' source and the GPU table, not pasted.
+"""
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analysis import pipeline, registry
+from analysis.args import TargetError
+from analysis.models import coalescing
+from cudasim.gpus import get_gpu
+from kernels import catalog
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _need_sim():
+    try:
+        from cudasim.compile import nvrtc_version
+        nvrtc_version()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"NVRTC unavailable: {e}")
+
+
+def _cli(*args):
+    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=ROOT, timeout=600)
+
+
+def _by_line(result: dict, op: str) -> dict[int, list[dict]]:
+    out: dict[int, list[dict]] = {}
+    for g in result["instructions"]:
+        if g["op"] == op:
+            out.setdefault(g["line"], []).append(g)
+    return out
+
+
+# ---- what the target says is what is compiled and simulated -------------------------------
+
+def test_define_reaches_the_launch_and_the_simulated_build():
+    """transpose.cu: blocks of TILE x BLOCK_ROWS threads, grid ceil(n / TILE)^2, each thread
+    moving TILE / BLOCK_ROWS elements in an unrolled loop: one load instruction per step."""
+    _need_sim()
+    n, tile, rows = 256, 32, 16
+    launch = pipeline.resolve_catalog("transpose_tiled", None, {"BLOCK_ROWS": str(rows)})
+    assert launch.block == (tile, rows, 1) and launch.grid == (n // tile, n // tile, 1)
+    assert "-DBLOCK_ROWS=16" in launch.options
+    res = pipeline.trace_results(launch, use_cache=False)
+    assert "block 32x16x1" in res["target"]
+    r = res["coalescing"]
+    blocks, warps = (n // tile) ** 2, tile * rows // 32
+    steps = tile // rows
+    (loads,) = _by_line(r, "ld").values()  # one source line loads from global memory
+    assert len(loads) == steps  # the build the define asked for: 2 unrolled steps, not the default's 4
+    assert all(g["requests"] == blocks * warps for g in loads)
+    assert r["totals"][coalescing.LOAD_REQUESTS.name] == blocks * warps * steps
+    assert r["totals"][coalescing.LOAD_SECTORS.name] == blocks * warps * steps * (32 * 4 // 32)
+
+
+def test_define_on_the_command_line():
+    _need_sim()
+    r = _cli("analysis.coalescing", "transpose_tiled", "--define", "BLOCK_ROWS=16", "--json", "--no-cache")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["target"] == "transpose_tiled grid 8x8x1 block 32x16x1, size 256"
+    assert len(_by_line(d["coalescing"], "ld")[44]) == 32 // 16
+
+
+@pytest.mark.parametrize("define,match", [("BK=banana", "BK=banana: not an integer"),
+                                          ("NOPE=1", "no parameter NOPE"),
+                                          ("BLOCK_ROWS=12", "must divide TILE=32")])
+def test_bad_define_is_one_line_and_exit_2(define, match):
+    name = "transpose_tiled" if define.startswith("BLOCK_ROWS") else "sgemm_warptiling"
+    r = _cli("analysis.occupancy", name, "--define", define)
+    assert r.returncode == 2 and r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
+    assert match in r.stderr
+
+
+def test_gemm_tile_define_goes_through_the_catalog_variant():
+    launch = pipeline.resolve_catalog("sgemm_double_buffered", 256, {"BM": "256", "WM": "64", "WN": "64",
+                                                                      "WMITER": "4", "MINBLOCKS": "1"})
+    k = catalog.variant("sgemm_double_buffered", BM=256, WM=64, WN=64, WMITER=4, MINBLOCKS=1)
+    assert launch.options == tuple(k.options())
+    assert (launch.grid, launch.block, launch.shared) == k.launch(256, get_gpu().sms)
+
+
+def test_catalog_target_refuses_file_target_options():
+    with pytest.raises(TargetError, match="--grid"):
+        pipeline.resolve(_args("transpose_tiled", grid="4"))
+
+
+def _args(target, **kw):
+    import argparse
+    p = argparse.ArgumentParser()
+    pipeline.add_target_args(p)
+    a = p.parse_args([target])
+    for k, v in kw.items():
+        setattr(a, k, v)
+    return a
+
+
+def test_gpu_reaches_the_grid_and_the_simulation():
+    """vector_add_grid_stride on an A100 at n = 4M floats: 8 blocks of 256 threads per SM (the
+    catalog's rule), float4 loads of a and b in a grid-stride loop."""
+    _need_sim()
+    n, a100 = 4194304, get_gpu("A100")
+    blocks = min(8 * a100.sms, math.ceil(n / (256 * 4)))
+    threads = blocks * 256
+    n4 = n // 4  # float4 elements; lane i of the grid takes i, i + threads, ...
+    assert threads % 32 == 0 and n4 % 32 == 0  # so every warp step is 32 whole lanes or none
+    warp_steps = n4 // 32  # warp-level steps over the array, each one load of a and one of b
+    load_requests = 2 * warp_steps
+    load_sectors = load_requests * (32 * 16 // 32)
+    r = _cli("analysis.coalescing", "vector_add_grid_stride", "--size", str(n), "--gpu", "A100", "--json",
+             "--all-blocks", "--no-cache")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["target"].startswith(f"vector_add_grid_stride grid {blocks}x1x1 block 256x1x1")
+    assert d["coalescing"]["provenance"]["label"] == f"simulated (all {blocks} blocks)"
+    tot = d["coalescing"]["totals"]
+    assert tot[coalescing.LOAD_REQUESTS.name] == load_requests == 65536
+    assert tot[coalescing.LOAD_SECTORS.name] == load_sectors
+    assert tot[coalescing.STORE_REQUESTS.name] == warp_steps
+
+
+def test_gpu_sampled_estimate_scales_blocks_of_the_gpus_own_grid():
+    """Without --all-blocks the launch is sampled; the scaled total is the weighted sum over the
+    sampled blocks of the A100's grid (each warp's loop trip count from the grid-stride rule)."""
+    _need_sim()
+    n, a100 = 4194304, get_gpu("A100")
+    blocks = min(8 * a100.sms, math.ceil(n / 1024))
+    threads, n4 = blocks * 256, n // 4
+    launch = pipeline.resolve_catalog("vector_add_grid_stride", n, {}, a100)
+    assert launch.grid == (blocks, 1, 1) and launch.gpu.key == "A100"
+    picks, weights = pipeline.plan_blocks(launch.grid, 256)
+    assert picks is not None and sum(weights.values()) == pytest.approx(blocks)
+
+    def trips(warp: int) -> int:  # float4 steps of one warp: i = 32 * warp, + threads, ... < n4
+        return len(range(32 * warp, n4, threads))
+
+    want = sum(weights[b] * sum(2 * trips(8 * b + w) for w in range(8)) for b in picks)
+    res = pipeline.trace_results(launch, use_cache=False)
+    assert res["provenance"].startswith("sampled and scaled") and f"of {blocks})" in res["provenance"]
+    assert res["coalescing"]["totals"][coalescing.LOAD_REQUESTS.name] == pytest.approx(want)
+
+
+def test_pipeline_compiles_for_the_gpu_rows_compute_capability():
+    _need_sim()
+    for key in ("A100", "H100-SXM", "RTX4090"):
+        gpu = get_gpu(key)
+        launch = pipeline.resolve_catalog("transpose_tiled", None, {}, gpu)
+        compiled = pipeline.compile_launch(launch)
+        arch = "sm_" + gpu.cc.replace(".", "")
+        assert compiled.result.arch == arch and f".target {arch}" in compiled.result.ptx
+    from cudasim import SourceModule
+    a100 = pipeline.compile_launch(pipeline.resolve_catalog("copy", None, {}, get_gpu("A100")))
+    f = SourceModule.from_ptx(a100.result.ptx, a100.result).get_function("copy")
+    assert f.gpu.cc == "8.0" and f.max_dynamic_shared == get_gpu("A100").smem_per_block_default
+
+
+def test_occupancy_json_names_the_gpu_it_compiled_for():
+    _need_sim()
+    r = _cli("analysis.occupancy", "sgemm_naive", "--gpu", "A100", "--json")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["gpu"] == "A100" and d["grid"] == [4096 // 32, 4096 // 32, 1]
+
+
+# ---- the registry ------------------------------------------------------------------------
+
+METRIC_RE = re.compile(r"\b(?:l1tex|smsp|sm|launch|lts|dram|gpu|gpc|tpc|fbpa|sys)__[A-Za-z0-9_.]*[A-Za-z0-9_]")
+
+
+def test_registry_is_the_only_place_metric_names_appear():
+    """Every ncu metric name in the packages' code is written once, in its model's declaration."""
+    declared = {m.name for m in registry.metrics()}
+    where: dict[str, list[str]] = {}
+    for pkg in ("analysis", "kernels", "cudasim"):
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            for name in METRIC_RE.findall(f.read_text()):
+                where.setdefault(name, []).append(str(f.relative_to(ROOT)))
+    assert set(where) <= declared, set(where) - declared
+    assert all(len(files) == 1 and files[0].startswith("analysis/models/") for files in where.values()), where
+    assert set(where) == declared
+
+
+def test_registry_covers_what_collect_ncu_measured():
+    from analysis import collect_ncu, compare
+    measured = json.loads((ROOT / "analysis" / "results" / "ncu_h100.json").read_text())
+    assert set(collect_ncu.METRICS) == set(measured["metrics"]) == {m.name for m in registry.metrics()}
+    assert [m.name for m in registry.metrics(predicted_only=True)] == [
+        *(x for m in registry.models() for x in (y.name for y in m.metrics if y.predicted))]
+    assert compare.judge(coalescing.LOAD_REQUESTS.name, 3, 3)[0] == "ok"
+    assert compare.judge(coalescing.LOAD_REQUESTS.name, 3, 4)[0] == "MISS"
+
+
+def test_models_are_found_not_named():
+    """The dispatch and the pipeline neither import a model nor use a model's name as a key."""
+    import ast
+    names = [m.name for m in registry.models()]
+    assert names == ["coalescing", "banks", "occupancy"]
+    for f in ("cli.py", "pipeline.py", "registry.py", "__main__.py", "common.py", "present.py", "draw.py"):
+        for node in ast.walk(ast.parse((ROOT / "analysis" / f).read_text())):
+            if isinstance(node, ast.ImportFrom):
+                assert not (node.module or "").startswith("models."), (f, node.module)
+                assert not (node.module == "models" and {a.name for a in node.names} & set(names)), f
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                assert node.value.strip() not in names, (f, node.value)
+    with pytest.raises(LookupError, match="did you mean banks"):
+        registry.get("bank")
+
+
+def test_one_example_type_and_short_files():
+    defs = [f for f in (ROOT / "analysis").rglob("*.py") if re.search(r"^class Example\b", f.read_text(), re.M)]
+    assert [f.name for f in defs] == ["common.py"]
+    for f in (ROOT / "analysis").rglob("*.py"):
+        assert len(f.read_text().splitlines()) <= 600, f
+
+
+def test_compare_writes_the_table_only_with_out(tmp_path, monkeypatch):
+    from analysis import compare
+    measured = tmp_path / "ncu.json"
+    measured.write_text(json.dumps({"kernels": {}, "device": "test"}))
+    written = []
+    monkeypatch.setattr(compare.Path, "write_text", lambda self, text, *a, **k: written.append(str(self)))
+    assert compare.main(["--measured", str(measured)]) == 0
+    assert written == []
+    assert compare.main(["--measured", str(measured), "--out", str(tmp_path / "t.md")]) == 0
+    assert written == [str(tmp_path / "t.md")]
+
+
+def test_a_simulation_does_not_depend_on_what_the_process_simulated_before():
+    """Each simulation has a device memory of its own, so a result cached by a process that
+    simulated other kernels first (analysis.compare) shows the same addresses as a fresh one."""
+    _need_sim()
+    launch = pipeline.resolve_catalog("copy", 64, {})
+    first = pipeline.trace_results(launch, use_cache=False)
+    pipeline.trace_results(pipeline.resolve_catalog("sgemm_naive", 32, {}), use_cache=False)
+    assert pipeline.trace_results(launch, use_cache=False) == first
+
+
+def test_pointer_repeats_the_options_that_shape_the_launch():
+    a = _args("transpose_tiled", size=512, define=["BLOCK_ROWS=16"], gpu="A100")
+    assert pipeline.target_command(a) == "transpose_tiled --size 512 --gpu A100 --define BLOCK_ROWS=16"
+    assert pipeline.target_command(_args("transpose_tiled")) == "transpose_tiled"
