@@ -31,12 +31,10 @@ from .spaces import Layout
 from .state import Batch, Entry, Mask, new_batch
 from .trace import Recorder, Trace
 
-__all__ = ["Program", "Finding", "SHARED_LIMIT", "SHARED_OPTIN_LIMIT", "FUSE", "MAX_WARP_INSTRUCTIONS"]
+__all__ = ["Program", "Finding", "FUSE", "MAX_WARP_INSTRUCTIONS"]
 
 _NORMAL, _BRA, _EXIT = 0, 1, 2
 MAX_WARP_INSTRUCTIONS = 2_000_000_000
-SHARED_LIMIT = 48 * 1024  # without the opt-in attribute
-SHARED_OPTIN_LIMIT = 227 * 1024  # sm_90 with cudaFuncAttributeMaxDynamicSharedMemorySize
 FUSE = True  # run straight-line code regrouped (cudasim.fusion); read when a Program is built; tests turn it off
 
 

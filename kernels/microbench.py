@@ -11,7 +11,7 @@ clock64 and %globaltimer at its start and end, and cycles / ns is the clock (med
 blocks). Every figure has a unit and its method; the JSON also records the device, the
 driver, nvidia-smi's clocks before and after, and the date.
 
-SASS that the figures count (NVRTC 13.0, sm_90, read with nvdisasm): fp32_ffma 256 FFMA per
+SASS that the figures count (NVRTC 13.0, for the H100, read with nvdisasm): fp32_ffma 256 FFMA per
 loop iteration; fp64_dfma 128 DFMA; int_imad 128 IMAD; int_lop3 128 LOP3.LUT; sfu_rsqrt 128
 MUFU.RSQ; sfu_exp 128 FMUL + 128 MUFU.EX2; wmma_tf32 four HMMA.1684.F32.TF32 per mma_sync;
 wmma_fp64 one DMMA.8x8x4 per mma_sync; mma_tf32_m16n8k8 one HMMA.1688.F32.TF32 per mma;
@@ -296,7 +296,7 @@ def m_tensor(b: Bench) -> None:
         ("mma_tf32_m16n8k8", "tf32_mma_m16n8k8", 4, 8, 2 * 16 * 8 * 8,
          "PTX mma.sync m16n8k8 TF32 (HMMA.1688.F32.TF32), operands in registers"),
         ("mma_fp64_m16n8k16", "fp64_mma_m16n8k16", 2, 4, 2 * 16 * 8 * 16,
-         "PTX mma.sync m16n8k16 FP64 (DMMA.16x8x16, sm_90's FP64 shape), operands in registers"))
+         "PTX mma.sync m16n8k16 FP64 (DMMA.16x8x16, Hopper's FP64 shape), operands in registers"))
     for kernel, name, per_sm, accs, flop_mma, shape in cases:
         fn = b.f(kernel)
         blocks = b.sms * per_sm
