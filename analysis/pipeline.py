@@ -14,7 +14,9 @@ catalog's inputs; both kinds of target take the same compile and the same simula
 
 Large launches are not simulated block by block: `plan_blocks` picks the blocks that cover
 the distinct cases (first, interior, last along each grid dimension) and weights each by
-the number of blocks of its class, so totals are "sampled and scaled (which blocks)".
+the number of blocks of its class, so totals are "sampled and scaled (which blocks)". A 1-D
+grid is sampled exactly where blocks differ in work (`refine_1d`: grid-stride loops); in more
+dimensions, sampled blocks of one class that did different work are named in a note.
 """
 from __future__ import annotations
 
@@ -27,16 +29,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from cudasim import CompileError, CompileResult, Launch, Resources, SourceModule, compile_cuda
 from cudasim.gpus import GPU, UnknownGPU, get_gpu
 from cudasim.memory import GlobalMemory
+from cudasim.trace import Trace
 from kernels import catalog
 
 from . import registry, sass
 from .args import TargetError, make_args, parse_dims, parse_kv, parse_signature
-from .common import Model, provenance
+from .common import Model, active_lanes, provenance
 
 ANALYSIS_CACHE_VERSION = 2
 ALL_BLOCKS_THREADS = 1 << 16  # simulate every block when the launch has at most this many threads
@@ -248,6 +251,55 @@ def plan_blocks(grid: Dim3, threads_per_block: int, all_blocks: bool = False,
     return blocks, weights
 
 
+def block_signature(trace: Trace, block: int) -> tuple:
+    """What one block did as the trace models see it: per memory instruction, its warp-level
+    accesses and active lanes. Blocks with equal signatures are counted alike."""
+    sig = []
+    for ev in trace.events:
+        sel = ev.blocks == block
+        if sel.any():
+            sig.append((ev.pc, int(sel.sum()), int(active_lanes(ev.masks[sel]).sum())))
+    return tuple(sig)
+
+
+def refine_1d(g: int, blocks: list[int], signature: Callable[[int], tuple]) -> tuple[list[int], dict[int, float]]:
+    """Sampling of a 1-D grid that stays exact where blocks differ in runs (a grid-stride loop
+    gives the first blocks one trip more): between two sampled blocks that did different work,
+    bisect until the change is found; each unsimulated block is then counted as its sampled
+    neighbour on the interior side, which did the same work. Exact when a block's work is
+    piecewise constant in its index with no change hidden between two alike samples."""
+    edges = {1, g - 2} if g > 3 else set()  # an edge block differs by its bounds: compare inside it
+    sig = {b: signature(b) for b in sorted(set(blocks) | edges)}
+    gaps = list(zip(sorted(sig), sorted(sig)[1:]))
+    while gaps:
+        a, b = gaps.pop()
+        if b - a > 1 and sig[a] != sig[b]:
+            m = (a + b) // 2
+            sig[m] = signature(m)
+            gaps += [(a, m), (m, b)]
+    picks = sorted(sig)
+    weights = {p: 1.0 for p in picks}
+    for a, b in zip(picks, picks[1:]):
+        if b - a > 1:  # equal signatures: the interior-side neighbour stands for the gap
+            weights[b if a == 0 else a] += b - a - 1
+    return picks, weights
+
+
+def _uneven_interior(trace: Trace, blocks: list[int]) -> tuple[int, int] | None:
+    """Two sampled blocks of one class (first, interior or last along each dimension), which the
+    sampling counts alike, that did different work; None when every class is even."""
+    def cls(b: int) -> tuple[str, ...]:
+        return tuple("first" if c == 0 else "last" if c == g - 1 else "interior"
+                     for c, g in zip(trace.block_coords(b), trace.grid))
+    seen: dict[tuple[str, ...], tuple[int, tuple]] = {}
+    for b in sorted(set(blocks)):
+        sig = block_signature(trace, b)
+        first = seen.setdefault(cls(b), (b, sig))
+        if first[1] != sig:
+            return first[0], b
+    return None
+
+
 def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None,
              seed: int = 0) -> tuple[Launch, list[str]]:
     """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all).
@@ -284,10 +336,18 @@ def trace_results(launch: ResolvedLaunch, all_blocks: bool = False, use_cache: b
         except ValueError:
             pass
     compiled = compile_launch(launch)
+    one_d = launch.grid[1] == launch.grid[2] == 1
+    if blocks is not None and one_d:
+        blocks, weights = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
+            simulate(launch, compiled, [b])[0].trace, b))
     result, notes = simulate(launch, compiled, blocks)
     trace = result.trace
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
+    if blocks is not None and not one_d and (pair := _uneven_interior(trace, blocks)):
+        a, b = (trace.block_coords(x) for x in pair)
+        notes.append(f"blocks {a} and {b} were sampled to stand for alike blocks but did different work: "
+                     "the counts are sampled estimates; --all-blocks gives exact ones")
     level = "PTX"
     if disasm:
         try:

@@ -129,25 +129,59 @@ def test_gpu_reaches_the_grid_and_the_simulation():
     assert tot[coalescing.STORE_REQUESTS.name] == warp_steps
 
 
-def test_gpu_sampled_estimate_scales_blocks_of_the_gpus_own_grid():
-    """Without --all-blocks the launch is sampled; the scaled total is the weighted sum over the
-    sampled blocks of the A100's grid (each warp's loop trip count from the grid-stride rule)."""
+def test_sampled_grid_stride_launch_is_exact():
+    """Without --all-blocks the A100's 864-block grid is sampled, and the total is still exact:
+    the grid-stride loop gives the first blocks one trip more, and the sampling finds where."""
     _need_sim()
     n, a100 = 4194304, get_gpu("A100")
     blocks = min(8 * a100.sms, math.ceil(n / 1024))
     threads, n4 = blocks * 256, n // 4
     launch = pipeline.resolve_catalog("vector_add_grid_stride", n, {}, a100)
     assert launch.grid == (blocks, 1, 1) and launch.gpu.key == "A100"
-    picks, weights = pipeline.plan_blocks(launch.grid, 256)
-    assert picks is not None and sum(weights.values()) == pytest.approx(blocks)
 
     def trips(warp: int) -> int:  # float4 steps of one warp: i = 32 * warp, + threads, ... < n4
         return len(range(32 * warp, n4, threads))
 
-    want = sum(weights[b] * sum(2 * trips(8 * b + w) for w in range(8)) for b in picks)
+    assert len({trips(w) for w in range(threads // 32)}) == 2  # blocks really differ in work
+    want = sum(2 * trips(w) for w in range(threads // 32))
     res = pipeline.trace_results(launch, use_cache=False)
     assert res["provenance"].startswith("sampled and scaled") and f"of {blocks})" in res["provenance"]
-    assert res["coalescing"]["totals"][coalescing.LOAD_REQUESTS.name] == pytest.approx(want)
+    assert res["coalescing"]["totals"][coalescing.LOAD_REQUESTS.name] == want == 65536
+
+
+def test_refine_1d_finds_every_change_and_weights_the_rest():
+    """Blocks 0..376 do work A, then B up to the last block, which does C: the refined sample
+    counts each kind exactly and simulates only a few blocks."""
+    g = 1000
+    kinds = lambda b: "C" if b == g - 1 else ("A" if b < 377 else "B")  # noqa: E731
+    asked = []
+    picks, weights = pipeline.refine_1d(g, [0, 250, 750, g - 1], lambda b: asked.append(b) or kinds(b))
+    assert sum(weights.values()) == g and len(asked) < 20
+    counted = {}
+    for b, w in weights.items():
+        counted[kinds(b)] = counted.get(kinds(b), 0) + w
+    assert counted == {"A": 377, "B": g - 1 - 377, "C": 1}
+
+
+def test_uneven_interior_of_a_2d_grid_is_said(tmp_path):
+    """A 2-D grid whose interior blocks differ (the right half of the columns loads twice) is
+    sampled; the output says the counts are estimates instead of presenting them as exact."""
+    _need_sim()
+    src = tmp_path / "uneven.cu"
+    src.write_text("""
+extern "C" __global__ void uneven(const float* a, float* out) {
+    int i = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+    float v = a[i];
+    if (blockIdx.x >= 40) v += a[i + 1];
+    out[i] = v;
+}
+""")
+    r = _cli("analysis.coalescing", f"{src}::uneven", "--grid", "64,64", "--block", "256", "--json",
+             "--no-cache", "--arg", f"a=float32[{64 * 64 * 256 + 1}]", "--arg", f"out=float32[{64 * 64 * 256}]")
+    assert r.returncode == 0, r.stderr
+    d = json.loads(r.stdout)
+    assert d["coalescing"]["provenance"]["kind"] == "sampled"
+    assert any("did different work" in n and "--all-blocks" in n for n in d["notes"]), d["notes"]
 
 
 def test_pipeline_compiles_for_the_gpu_rows_compute_capability():
