@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from ptxkit import (BITS, HAVE_PTXAS, MODULES, Entry, Ptx, add_case, check, columns, edge_columns, group_id, groups,
                     ints, lanes, mismatch, ptxas_errors)
 
-PROPS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 SINT, UINT, BTYPES = ("s16", "s32", "s64"), ("u16", "u32", "u64"), ("b16", "b32", "b64")
 WIDE = {"s16": "s32", "u16": "u32", "s32": "s64", "u32": "u64"}
 
