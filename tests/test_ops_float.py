@@ -434,9 +434,14 @@ add_case(CVT, "cvt_rni_sat_f32_f32", "cvt.rni.sat.f32.f32 %d0, %a0;", ("f32",), 
 add_case(CVT, "cvt_rn_sat_f32_f64", "cvt.rn.sat.f32.f64 %d0, %a0;", ("f64",), ("f32",),
          arith(lambda x: dt("f32")(x) if not np.isfinite(x) else round_float(Fraction(float(x)), "f32", neg(x)),
                "f32", sat=True), close=equal_or_zeros)
+TF32_LOW = [0, 0x1000, 0xFFF, 0x1001, 0x1FFF]  # the 13 bits rounded away: ties, and either side of one
+TF32 = st.one_of(floats("f32"), st.tuples(st.integers(0, 2 ** 19 - 1), st.sampled_from(TF32_LOW)).map(
+    lambda hl: from_bits(hl[0] << 13 | hl[1], "f32")))
+TF32_GEN = (lambda r, n: ((r.integers(0, 2 ** 19, n).astype(np.uint32) << np.uint32(13))
+                          | np.array(TF32_LOW, np.uint32)[r.integers(0, len(TF32_LOW), n)]).view(np.float32),)
 for name, away in (("rna", True), ("rn", False)):
     add_case(CVT, f"cvt_{name}_tf32_f32", f"cvt.{name}.tf32.f32 %d0, %a0;", ("f32",), ("b32",),
-             lambda x, away=away: tf32(x, away))
+             lambda x, away=away: tf32(x, away), draw=(TF32,), gen=TF32_GEN, kind="tf32")
 CONVERT = Ptx("convert", [c.entry for c in CVT])
 
 FAMILIES = [(FLOAT_ARITH, ARITH), (FLOAT_COMPARE, COMPARE), (FLOAT_FUNCS, FUNCS), (CONVERT, CVT)]

@@ -13,7 +13,7 @@ import re
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import cudasim.driver as drv
@@ -471,6 +471,8 @@ def warp_lanes(n=64):
 
 @PROPS
 @given(rows=warp_lanes())
+@example(rows=[(False, True, 0)] * 64)  # uniform: every lane on the path votes false
+@example(rows=[(True, i % 3 == 0, 0) for i in range(64)])  # uniform true on a third of the lanes
 def test_vote_and_activemask_count_only_the_lanes_on_the_path(rows):
     """In a divergent branch, activemask is the lanes on the path; vote all/any/uni/ballot consider
     exactly those lanes (membermask = activemask)."""
