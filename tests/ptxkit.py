@@ -8,9 +8,12 @@ follow NVRTC's habits (.b16/.b32/.b64 for integers, .f32/.f64 for floats, .pred)
 PTX that cudasim accepts but ptxas rejects would prove nothing, so every module made here
 is registered in MODULES and assembled by ptxas in each test file's validity test.
 
-The references are written from the PTX ISA with Python integers and exact fractions;
-numpy's IEEE float arithmetic is used only as the definition of a correctly rounded
-add/sub/mul/div/sqrt.
+The references are written from the PTX ISA with Python integers and exact fractions,
+rounded to nearest-even here (`round_float`), never with the simulator's own code.
+
+Each form is checked on the cross product of its operand types' edge values (`edge_columns`)
+and on warps drawn by hypothesis: a few lanes it explores and shrinks, plus a seed for more
+lanes from the same mix of edge values, any bit pattern and small values (`Case.warp`).
 """
 from __future__ import annotations
 
@@ -164,6 +167,7 @@ def wrap(x: int, t: str) -> int:
 
 
 def int_edges(t: str) -> list[int]:
+    """0, 1, -1, MIN, MAX and their neighbours, the width and its neighbours, bit patterns."""
     bits = BITS[t]
     lo = -(1 << (bits - 1)) if t[0] == "s" else 0
     hi = (1 << (bits - 1)) - 1 if t[0] == "s" else (1 << bits) - 1
@@ -196,6 +200,7 @@ def bits_of(x, t: str) -> int:
 
 
 def float_edges(t: str) -> list:
+    """Signed zeros and ones, infinities, NaN, MAX, the smallest normal, subnormals, 1 +- ulp."""
     p, emin, dt, _ = FMT[t]
     fi = np.finfo(dt)
     vals = [0.0, -0.0, 1.0, -1.0, 0.5, 2.0, 3.0, -1.5, 0.1, 1 / 3, 100.0, -7.25, math.pi, math.inf, -math.inf,
@@ -223,10 +228,6 @@ def finite(t: str, lo: float | None = None, hi: float | None = None):
     lo = None if lo is None else float(np.nextafter(dt(lo), dt(math.inf)) if float(dt(lo)) < lo else dt(lo))
     hi = None if hi is None else float(np.nextafter(dt(hi), dt(-math.inf)) if float(dt(hi)) > hi else dt(hi))
     return st.floats(lo, hi, width=width, allow_nan=False, allow_infinity=False).map(dt)
-
-
-def exact(x) -> Fraction:
-    return Fraction(float(x))
 
 
 def round_value(x: Fraction, p: int, emin: int, away: bool = False) -> Fraction | None:
@@ -264,11 +265,6 @@ def ftz(x, t: str):
     return x
 
 
-def is_subnormal(x, t: str) -> bool:
-    dt = FMT[t][2]
-    return bool(x != 0 and abs(dt(x)) < np.finfo(dt).tiny)
-
-
 def ordinal(x, t: str) -> int:
     """A float's position on the line of representable values (+0 and -0 both 0)."""
     u = bits_of(x, t)
@@ -300,25 +296,6 @@ def _show(v) -> str:
     return str(v)
 
 
-def check_ints(name: str, got: np.ndarray, want: list, inputs: Sequence, skip: Sequence[bool] | None = None):
-    """Integer results equal the reference, lane by lane (`skip`: lanes the ISA leaves unspecified)."""
-    for i, (g, w) in enumerate(zip(got.tolist(), want)):
-        if skip is not None and skip[i]:
-            continue
-        assert g == w, mismatch(name, i, inputs, g, w)
-
-
-def check_floats(name: str, got: np.ndarray, want: list, t: str, inputs: Sequence, max_ulps: int = 0):
-    """Float results equal the reference (NaN matching any NaN), bit for bit or within `max_ulps`."""
-    for i, w in enumerate(want):
-        g = got[i]
-        if max_ulps == 0 or np.isnan(w) or np.isinf(w):
-            ok = same_float(g, w, t)
-        else:
-            ok = not np.isnan(g) and ulps(g, w, t) <= max_ulps
-        assert ok, mismatch(name, i, inputs, g, w) + (f" (> {max_ulps} ulp)" if max_ulps else "")
-
-
 def columns(rows: Sequence[tuple], types: Sequence[str]) -> list[np.ndarray]:
     """Lane tuples drawn by hypothesis -> one numpy array per operand."""
     out = []
@@ -334,6 +311,7 @@ def columns(rows: Sequence[tuple], types: Sequence[str]) -> list[np.ndarray]:
 
 
 def lanes(*strategies, n: int = 16):
+    """`n` lanes, each a tuple of one operand per strategy."""
     return st.lists(st.tuples(*strategies), min_size=n, max_size=n)
 
 

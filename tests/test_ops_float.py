@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ptxkit import (BITS, FMT, HAVE_PTXAS, INT_TYPES, MODULES, NP, Entry, Ptx, add_case, bits_of, check, edge_columns,
-                    finite, floats, from_bits, ftz, group_id, groups, int_edges, ints, is_subnormal, ptxas_errors,
-                    round_float, round_value, same_float, ulps, wrap)
+                    finite, floats, from_bits, ftz, group_id, groups, ptxas_errors, round_float, round_value,
+                    same_float, ulps)
 
 PROPS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NAN = math.nan
@@ -171,7 +171,8 @@ def fma64_overflows(x, y, z) -> bool:
     """An f64 fma whose product overflows, or with an operand too large to split: xfail below."""
     x, y = float(x), float(y)
     return (math.isfinite(x) and math.isfinite(y) and x != 0 and y != 0
-            and (max(abs(x), abs(y)) > 2.0 ** 995 or abs(Fraction(x) * Fraction(y)) > Fraction(np.finfo(np.float64).max)))
+            and (max(abs(x), abs(y)) > 2.0 ** 995
+                 or abs(Fraction(x) * Fraction(y)) > Fraction(np.finfo(np.float64).max)))
 for name, body, t, fl, sat in [("fma_rn_f32", "fma.rn.f32", "f32", False, False),
                                ("fma_rn_ftz_f32", "fma.rn.ftz.f32", "f32", True, False),
                                ("fma_rn_sat_f32", "fma.rn.sat.f32", "f32", False, True),
@@ -247,8 +248,8 @@ for op in ("lt", "geu"):
     add_case(COMPARE, f"setp_{op}_ftz_f32", f"setp.{op}.ftz.f32 %d0, %a0, %a1;", ("f32", "f32"), ("pred",),
              lambda x, y, f=f: f(ftz(x, "f32"), ftz(y, "f32")))
     for bop, g in (("and", lambda p, c: p and c), ("or", lambda p, c: p or c), ("xor", lambda p, c: p != c)):
-        add_case(COMPARE, f"setp_{op}_{bop}_f64", f"setp.{op}.{bop}.f64 %d0|%d1, %a0, %a1, %a2;", ("f64", "f64", "pred"),
-                 ("pred", "pred"), lambda x, y, c, f=f, g=g: (g(f(x, y), c), g(not f(x, y), c)))
+        add_case(COMPARE, f"setp_{op}_{bop}_f64", f"setp.{op}.{bop}.f64 %d0|%d1, %a0, %a1, %a2;",
+                 ("f64", "f64", "pred"), ("pred", "pred"), lambda x, y, c, f=f, g=g: (g(f(x, y), c), g(not f(x, y), c)))
 FLOAT_COMPARE = Ptx("float_compare", [c.entry for c in COMPARE])
 
 
@@ -330,19 +331,22 @@ for fl in (False, True):
         ref, close = approx("f32", f, table, bound, fl, extra)
         trig = name in ("sin", "cos")
         add_case(FUNCS, f"{name}_approx{tag}_f32", f"{name}.approx{m}.f32 %d0, %a0;", ("f32",), ("f32",), ref,
-                 close=close, draw=(TRIG,) if trig else None, gen=TRIG_GEN if trig else None, kind="trig" if trig else "")
+                 close=close, draw=(TRIG,) if trig else None, gen=TRIG_GEN if trig else None,
+                 kind="trig" if trig else "")
 tanh_ref, tanh_close = approx("f32", math.tanh, {"nan": NAN, "inf": 1.0, "-inf": -1.0, "0": 0.0, "-0": -0.0},
                               lambda g, e, x: abs(g - e) <= 2 ** -11 * abs(e) or (abs(x) < 1e-30 and g == x))
 add_case(FUNCS, "tanh_approx_f32", "tanh.approx.f32 %d0, %a0;", ("f32",), ("f32",), tanh_ref, close=tanh_close)
 r64, c64 = approx("f64", lambda x: 1.0 / math.sqrt(x), {"nan": NAN, "inf": 0.0, "-inf": NAN, "0": math.inf,
                                                         "-0": -math.inf}, rel(2 ** -22.9), overrides=negative_nan)
 add_case(FUNCS, "rsqrt_approx_f64", "rsqrt.approx.f64 %d0, %a0;", ("f64",), ("f64",), r64, close=c64)
-for name, f, table in [("ex2", lambda x: 2.0 ** x if x < 64 else math.inf, {"nan": NAN, "inf": math.inf, "-inf": 0.0, "0": 1.0, "-0": 1.0}),
+for name, f, table in [("ex2", lambda x: 2.0 ** x if x < 64 else math.inf,
+                        {"nan": NAN, "inf": math.inf, "-inf": 0.0, "0": 1.0, "-0": 1.0}),
                        ("tanh", math.tanh, {"nan": NAN, "inf": 1.0, "-inf": -1.0, "0": 0.0, "-0": -0.0})]:
     r16, c16 = approx("f16", f, table, within_ulps("f16", 2))
     add_case(FUNCS, f"{name}_approx_f16", f"{name}.approx.f16 %d0, %a0;", ("f16",), ("f16",), r16, close=c16)
 # div.full: 2 ulp over the full range; div.approx: 2 ulp for |b| in [2^-126, 2^126] (larger |b|: xfail below)
-for name, fl in (("div_full_f32", ""), ("div_full_ftz_f32", ".ftz"), ("div_approx_f32", ""), ("div_approx_ftz_f32", ".ftz")):
+for name, fl in (("div_full_f32", ""), ("div_full_ftz_f32", ".ftz"), ("div_approx_f32", ""),
+                 ("div_approx_ftz_f32", ".ftz")):
     approx_div = "approx" in name
     add_case(FUNCS, name, f"div.{'approx' if approx_div else 'full'}{fl}.f32 %d0, %a0, %a1;", ("f32", "f32"), ("f32",),
              arith(lambda x, y: ieee_div(x, y, "f32"), "f32", bool(fl)), ulps=2,
@@ -525,7 +529,7 @@ def test_testp_normal_counts_zeros_as_normal(t):
     assert d.tolist() == [1, 1]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: div.approx.f32 divides exactly where the ISA says the result is zero (NaN for infinite a)")
+@pytest.mark.xfail(strict=True, reason="cudasim bug: div.approx.f32 by |b| > 2^126 is exact, not 0 (NaN for inf a)")
 def test_div_approx_by_a_huge_divisor_gives_zero():
     """ISA: for 2^126 < |b| < 2^128, div.approx.f32 returns NaN if a is infinite, else sign-preserving zero."""
     (d,) = FLOAT_FUNCS.run("div_approx_f32", np.float32([1.0, -3.0, math.inf]), np.float32([2.0 ** 127] * 3))
@@ -540,7 +544,7 @@ def test_gross_f64_approximations_zero_the_low_word(op):
     assert [bits_of(v, "f64") & 0xFFFFFFFF for v in d] == [0, 0], [hex(bits_of(v, "f64")) for v in d]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug (documented): fma.rn.f32 rounds through float64 first, so it rounds twice")
+@pytest.mark.xfail(strict=True, reason="cudasim bug (documented): fma.rn.f32 rounds through float64, so twice")
 def test_fma_f32_rounds_once():
     """ISA: fma.rn computes a*b+c in infinite precision, then rounds once. Here a*b = 2^-24 (1 + e),
     0 < e < 2^-29: 1 + a*b lies above the midpoint 1 + 2^-24, so the answer is 1 + 2^-23; rounded
@@ -556,7 +560,7 @@ HUGE = np.float64(2.0 ** 1000 * (1 + 2.0 ** -52))
 MAX64 = np.finfo(np.float64).max
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: fma.rn.f64 falls back to an unfused a*b+c where the product or its splitting overflows")
+@pytest.mark.xfail(strict=True, reason="cudasim bug: fma.rn.f64 is unfused where a*b or its splitting overflows")
 @pytest.mark.parametrize("a, b, c", [(HUGE, 1 + 2.0 ** -52, -(HUGE * (1 + 2.0 ** -52))),  # exactly 2^896; unfused: 0
                                      (MAX64, 1.5, -MAX64),  # 0.5 MAX; unfused: inf
                                      (3.0, MAX64, -math.inf)])  # -inf; unfused: inf - inf = NaN
@@ -569,8 +573,10 @@ def test_fma_f64_is_fused_when_the_product_overflows(a, b, c):
 
 
 @pytest.mark.xfail(strict=True, reason="cudasim bug: float-to-int of NaN gives 0 where the ISA gives 1 << (n - 1)")
-@pytest.mark.parametrize("form, src, want", [("cvt_rzi_s64_f64", np.float64, -2 ** 63), ("cvt_rni_u64_f32", np.float32, 2 ** 63),
-                                             ("cvt_rzi_s32_f64", np.float64, -2 ** 31), ("cvt_rmi_u16_f64", np.float64, 2 ** 15)])
+@pytest.mark.parametrize("form, src, want", [("cvt_rzi_s64_f64", np.float64, -2 ** 63),
+                                             ("cvt_rni_u64_f32", np.float32, 2 ** 63),
+                                             ("cvt_rzi_s32_f64", np.float64, -2 ** 31),
+                                             ("cvt_rmi_u16_f64", np.float64, 2 ** 15)])
 def test_float_to_int_of_nan_from_f64_or_to_64_bits(form, src, want):
     """ISA: NaN converts to 0 if the source is not .f64 and the destination not 64-bit, otherwise to
     1 << (n - 1): MININT for signed types, (MAXINT >> 1) + 1 for unsigned."""
@@ -611,8 +617,9 @@ def test_cvt_ftz_applies_to_the_f32_operand_only(form, x, want):
     assert float(d[0]) == want, d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: packed .f16x2 and .bf16 arithmetic runs as integer arithmetic on the bits")
-@pytest.mark.parametrize("form, a, b, want", [("add_rn_f16x2", np.uint32([0x3C003C00]), np.uint32([0x3C003C00]), 0x40004000),
+@pytest.mark.xfail(strict=True, reason="cudasim bug: .f16x2 and .bf16 arithmetic runs as integer arithmetic")
+@pytest.mark.parametrize("form, a, b, want", [("add_rn_f16x2", np.uint32([0x3C003C00]), np.uint32([0x3C003C00]),
+                                               0x40004000),
                                               ("mul_rn_bf16", np.uint16([0x3F80]), np.uint16([0x4000]), 0x4000)])
 def test_half_pair_and_bf16_arithmetic_is_float_or_refused(form, a, b, want):
     """1.0 + 1.0 in each half is 2.0 (0x4000 twice); bf16 1.0 * 2.0 is 2.0 (0x4000). cudasim models

@@ -54,7 +54,8 @@ for t in SINT + UINT:
     if t in WIDE:
         w = WIDE[t]
         add_case(ARITH, f"mul_wide_{t}", f"mul.wide.{t} %d0, %a0, %a1;", (t, t), (w,), lambda x, y: x * y)
-        add_case(ARITH, f"mad_wide_{t}", f"mad.wide.{t} %d0, %a0, %a1, %a2;", (t, t, w), (w,), lambda x, y, z: x * y + z)
+        add_case(ARITH, f"mad_wide_{t}", f"mad.wide.{t} %d0, %a0, %a1, %a2;", (t, t, w), (w,),
+                 lambda x, y, z: x * y + z)
 add_case(ARITH, "add_sat_s32", "add.sat.s32 %d0, %a0, %a1;", ("s32", "s32"), ("s32",), lambda x, y: sat32(x + y))
 add_case(ARITH, "sub_sat_s32", "sub.sat.s32 %d0, %a0, %a1;", ("s32", "s32"), ("s32",), lambda x, y: sat32(x - y))
 # immediate operands take the scalar paths
@@ -128,12 +129,15 @@ for t in BTYPES:
     add_case(BITOPS, f"shl_{t}", f"shl.{t} %d0, %a0, %a1;", (t, "u32"), (t,), lambda x, s, n=n: x << s if s < n else 0,
          draw=(ints(t), shift_amounts(n)), kind="shift")
     for k in (0, 1, n - 1, n, n + 9):  # immediate amounts, at and past the width
-        add_case(BITOPS, f"shl_{t}_imm{k}", f"shl.{t} %d0, %a0, {k};", (t,), (t,), lambda x, k=k, n=n: x << k if k < n else 0)
-        add_case(BITOPS, f"shr_{t}_imm{k}", f"shr.{t} %d0, %a0, {k};", (t,), (t,), lambda x, k=k, n=n: x >> k if k < n else 0)
+        add_case(BITOPS, f"shl_{t}_imm{k}", f"shl.{t} %d0, %a0, {k};", (t,), (t,),
+                 lambda x, k=k, n=n: x << k if k < n else 0)
+        add_case(BITOPS, f"shr_{t}_imm{k}", f"shr.{t} %d0, %a0, {k};", (t,), (t,),
+                 lambda x, k=k, n=n: x >> k if k < n else 0)
 for t in BTYPES + UINT + SINT:
     n = BITS[t]
     add_case(BITOPS, f"shr_{t}", f"shr.{t} %d0, %a0, %a1;", (t, "u32"), (t,),
-         lambda x, s, n=n: x >> min(s, n - 1) if x < 0 else (x >> s if s < n else 0), draw=(ints(t), shift_amounts(n)), kind="shift")
+         lambda x, s, n=n: x >> min(s, n - 1) if x < 0 else (x >> s if s < n else 0),
+             draw=(ints(t), shift_amounts(n)), kind="shift")
 add_case(BITOPS, "shr_s32_imm40", "shr.s32 %d0, %a0, 40;", ("s32",), ("s32",), lambda x: x >> 31)
 for t in ("b32", "b64"):
     n = BITS[t]
@@ -141,11 +145,13 @@ for t in ("b32", "b64"):
     add_case(BITOPS, f"clz_{t}", f"clz.{t} %d0, %a0;", (t,), ("u32",), lambda x, n=n: n - x.bit_length())
     add_case(BITOPS, f"brev_{t}", f"brev.{t} %d0, %a0;", (t,), (t,), lambda x, n=n: int(f"{x:0{n}b}"[::-1], 2))
     add_case(BITOPS, f"bfi_{t}", f"bfi.{t} %d0, %a0, %a1, %a2, %a3;", (t, t, "u32", "u32"), (t,),
-         lambda a, b, p, ln, t=t: bfi_ref(a, b, p, ln, t), draw=(ints(t), ints(t), shift_amounts(n), shift_amounts(n)), kind="field")
+         lambda a, b, p, ln, t=t: bfi_ref(a, b, p, ln, t),
+             draw=(ints(t), ints(t), shift_amounts(n), shift_amounts(n)), kind="field")
 for t in ("u32", "s32", "u64", "s64"):
     n = BITS[t]
     add_case(BITOPS, f"bfe_{t}", f"bfe.{t} %d0, %a0, %a1, %a2;", (t, "u32", "u32"), (t,),
-         lambda a, p, ln, t=t: bfe_ref(unsigned(a, t), p, ln, t), draw=(ints(t), shift_amounts(n), shift_amounts(n)), kind="field",
+         lambda a, p, ln, t=t: bfe_ref(unsigned(a, t), p, ln, t),
+             draw=(ints(t), shift_amounts(n), shift_amounts(n)), kind="field",
          # signed fields running past the msb: test_signed_bfe_past_the_msb_fills_with_the_sign_bit (xfail)
          skip=(lambda a, p, ln, n=n: (p & 0xFF) + min(ln & 0xFF, n) > n) if t[0] == "s" else None)
 add_case(BITOPS, "bfe_u32_imm", "bfe.u32 %d0, %a0, 8, 12;", ("u32",), ("u32",), lambda a: (a >> 8) & 0xFFF)
@@ -252,7 +258,7 @@ BUGS = Ptx("int_bugs", [
 ])
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: signed bfe leaves zeros, not the sign bit, where pos+len passes the msb")
+@pytest.mark.xfail(strict=True, reason="cudasim bug: signed bfe zero-fills, not sign-fills, past the msb")
 @pytest.mark.parametrize("t, a, pos, ln", [("s32", 0x80000000, 28, 8), ("s32", 0xF0000000, 40, 4),
                                            ("s64", 1 << 63, 60, 8)])
 def test_signed_bfe_past_the_msb_fills_with_the_sign_bit(t, a, pos, ln):
@@ -269,7 +275,7 @@ def test_mad_hi_sat_saturates():
     assert d.tolist() == [2 ** 31 - 1, -2 ** 31]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: slct reads a and b as the type of c, so values of another kind or width are converted")
+@pytest.mark.xfail(strict=True, reason="cudasim bug: slct reads a and b as c's type, converting them")
 @pytest.mark.parametrize("form, a, c", [("slct_b64_s32", np.uint64([0x0123456789ABCDEF]), np.int32([1])),
                                          ("slct_u32_f32", np.uint32([0x01234567]), np.float32([1])),
                                          ("slct_f32_s32", np.float32([1.5]), np.int32([1])),

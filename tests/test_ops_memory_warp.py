@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 
 import cudasim.driver as drv
 from cudasim import In, InOut, MemoryFault, Out, UnsupportedInstruction
-from cudasim.ptx import PtxParseError
 from ptxkit import (BITS, HAVE_PTXAS, MODULES, NP, Entry, Ptx, RawPtx, add_case, check, int_edges, ptxas_errors,
                     wrap)
 
@@ -608,7 +607,8 @@ add_case(MISC, "add_f32_fimm", "add.f32 %d0, %a0, 0f40490FDB;", ("f32",), ("f32"
 add_case(MISC, "mov_f64_dimm", "mov.f64 %d0, 0d400921FB54442D18;", ("f64",), ("f64",), lambda x: np.float64(np.pi))
 add_case(MISC, "xor_pred_imm", "xor.pred %d0, %a0, 1;", ("pred",), ("pred",), lambda p: not p)
 add_case(MISC, "setp_imm_reg", "setp.lt.s32 %d0, 3, %a0;", ("s32",), ("pred",), lambda x: 3 < x)
-add_case(MISC, "setp_imm_imm", "setp.lt.s32 %d0, 3, 5;\nmov.u32 %d1, %a0;", ("u32",), ("pred", "u32"), lambda x: (True, x))
+add_case(MISC, "setp_imm_imm", "setp.lt.s32 %d0, 3, 5;\nmov.u32 %d1, %a0;", ("u32",), ("pred", "u32"),
+         lambda x: (True, x))
 add_case(MISC, "scratch_registers", "{\n.reg .b32 t;\nadd.u32 t, %a0, 1;\nmov.b32 %d0, t;\n}", ("b32",), ("b32",),
          lambda x: x + 1)
 add_case(MISC, "guarded", "setp.ne.s32 %q1, %a1, 0;\n@%q1 add.s32 %d0, %a0, 1;\n@!%q1 mul.lo.s32 %d0, %a0, 3;\n"
@@ -745,7 +745,7 @@ def test_cvt_pack_packs_both_saturated_operands():
     assert d.tolist() == [0xFFFF0007, 0x0000FFFF], [hex(v) for v in d.tolist()]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: a negated predicate operand fails to parse instead of a named refusal")
+@pytest.mark.xfail(strict=True, reason="cudasim bug: a negated predicate operand is a parse error, not a named refusal")
 def test_negated_predicate_operand_is_modelled_or_refused_by_name():
     """`!%p` as a source (vote, setp's c, ...) is valid PTX: run it, or refuse with UnsupportedInstruction."""
     try:
