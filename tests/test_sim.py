@@ -271,8 +271,13 @@ def test_trace_records_every_warp_once_per_memory_instruction_with_source_lines(
     (ld,) = launch.trace.select("global", "ld")
     assert len(ld) == 10 and ld.line == 3 and ld.file.endswith("scale.cu")  # ceil(300/32) warps
     assert bin(int(ld.masks[-1])).count("1") == 300 - 9 * 32
+    # thread i loads a[i]: each active lane's address is 4 bytes per global thread index past a,
+    # and every live thread appears exactly once across the warps' rows
     lanes = ld.lane_active()
-    assert (np.diff(ld.addrs[lanes].astype(np.int64)) == 4).all() or len(set(ld.blocks)) == 3
+    tid = ld.blocks[:, None] * 128 + ld.warps[:, None].astype(np.int64) * 32 + np.arange(32)
+    addrs = ld.addrs.astype(np.int64)
+    assert (addrs[lanes] - addrs[lanes].min() == 4 * tid[lanes]).all()
+    assert sorted(tid[lanes].tolist()) == list(range(300))
 
 
 def test_run_blocks_runs_only_those_and_trace_blocks_samples():
