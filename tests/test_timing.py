@@ -113,3 +113,20 @@ def test_pc_counts_sum_to_the_warp_instructions():
     launch, _, _ = sim.run("transpose_tiled", 64)
     pcs = launch.stats["pc_warp_instructions"]
     assert isinstance(pcs, np.ndarray) and pcs.sum() == launch.stats["warp_instructions"]
+
+
+def test_scaling_from_two_sizes_agrees_with_simulating_the_size():
+    """Counts extrapolated from sizes 128 and 256 match a (block-sampled) simulation at 512."""
+    _need_sim()
+    from dataclasses import replace
+
+    from analysis import pipeline, simulation
+    launch = pipeline.resolve_catalog("sgemm_naive", 512)
+    assert simulation.sample_sizes(launch) == [128, 256]
+    scaled = simulation.simulation(launch)
+    direct = replace(scaled, samples=[simulation._sample(launch, False, None)[0]])
+    a, b = timing.analyze(scaled), timing.analyze(direct)
+    assert "sampled and scaled: simulated at sizes 128" in a["provenance"]
+    for k in ("warp_instructions", "global_load_requests", "global_load_lines"):
+        assert a["counts"][k] == pytest.approx(b["counts"][k], rel=0.02), k
+    assert a["time_us"] == pytest.approx(b["time_us"], rel=0.05)

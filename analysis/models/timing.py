@@ -179,9 +179,10 @@ def sample_counts(s: Sample, body: list, heads: np.ndarray, pipes: list[str]) ->
         sec = np.concatenate([p[2] for p in parts])
         distinct[op] = float(len(np.unique(sec))) * SECTOR * (s.blocks_total / max(len(np.unique(blk)), 1))
         if op == "ld":  # the distinct lines each block loads: what reaches L2 when L1 keeps a block's lines
-            pairs = np.unique(np.stack([blk, line], axis=1), axis=0)
-            bw = np.array([block_w.get(int(b), 1.0) for b in pairs[:, 0]]) if block_w else np.ones(len(pairs))
-            c["l2_ld_lines"] = float(bw.sum()) * (1.0 if block_w or s.blocks_run == s.blocks_total else scale)
+            pairs = np.unique((blk << 40) | (line & ((1 << 40) - 1)))  # one key per (block, line)
+            blocks, n = np.unique(pairs >> 40, return_counts=True)
+            bw = np.array([block_w.get(int(b), 1.0) for b in blocks]) if block_w else np.ones(len(blocks))
+            c["l2_ld_lines"] = float((bw * n).sum()) * (1.0 if block_w or s.blocks_run == s.blocks_total else scale)
     c["distinct_ld_bytes"], c["distinct_st_bytes"] = distinct["ld"], distinct["st"]
     return {k: float(v) / s.blocks_total for k, v in c.items()}
 
