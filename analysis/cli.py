@@ -14,7 +14,7 @@ from typing import NoReturn
 
 from cudasim import CompileError, SimulationError
 
-from . import pipeline, registry
+from . import pipeline, registry, simulation
 from .args import TargetError
 from .common import View
 
@@ -44,6 +44,8 @@ def main(name: str, argv: list[str] | None = None, prog: str | None = None) -> i
         if model.needs == "trace":
             res = pipeline.trace_results(launch, all_blocks=a.all_blocks, use_cache=not a.no_cache)
             result = res[model.name]
+        elif model.needs == "simulation":
+            result = simulation.result(model, launch, a)
         else:
             result = pipeline.launch_result(model, launch, a)
     except TargetError as e:
@@ -53,6 +55,12 @@ def main(name: str, argv: list[str] | None = None, prog: str | None = None) -> i
             fail(str(e).splitlines()[0])
         raise
     view = View(pipeline.target_command(a), launch.gpu, a)
+    if model.needs == "simulation":
+        print(json.dumps(result, indent=1, default=str) if a.json else model.render(result, view))
+        how = "from the on-disk cache of an earlier run" if result.get("cached") else "simulated and modelled"
+        if not a.json:
+            print(f"(answered in {time.perf_counter() - t0:.2f} s of wall time, {how})")
+        return model.exit_status(result)
     if model.needs == "launch":
         print(json.dumps(result, indent=1, default=str) if a.json else model.render(result, view))
         return model.exit_status(result)

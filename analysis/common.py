@@ -81,7 +81,8 @@ class Model:
     needs "trace": `analyze(trace, weights) -> dict`; every trace model runs over the one
     simulation of a launch (analysis.pipeline). needs "launch": `analyze(launch, resources,
     options) -> dict` from the resolved launch, ptxas's resources and the GPU row, with no
-    simulation. `render(result, view)` is the text report, `predictions(result)` the values
+    simulation. needs "simulation": `analyze(Simulation) -> dict`, the simulations of a launch
+    (perhaps at smaller sizes, to be scaled) with their instruction counts (analysis.simulation). `render(result, view)` is the text report, `predictions(result)` the values
     by metric name; `pointer(results, view)` is a line a trace model adds to the other trace
     models' reports (None: nothing to say). `order` places the model in reports and tables.
     """
@@ -98,10 +99,47 @@ class Model:
     catalog_size: str = "sim_size"  # the catalog size a target without --size gets: sim_size | default_size
     pointer: Callable[[dict, View], str | None] | None = None
     exit_status: Callable[[dict], int] = _success
+    check: Callable[[GPU], None] | None = None  # raises ValueError (one line) for a GPU the model cannot serve
 
     def __post_init__(self) -> None:
-        if self.needs not in ("trace", "launch"):
-            raise ValueError(f"model {self.name}: needs {self.needs!r}, not 'trace' or 'launch'")
+        if self.needs not in ("trace", "launch", "simulation"):
+            raise ValueError(f"model {self.name}: needs {self.needs!r}, not 'trace', 'launch' or 'simulation'")
+
+
+@dataclass
+class Sample:
+    """One simulation of a launch: its size, grid, sampled blocks, trace, the warp instructions
+    executed at each PTX pc (over the blocks run), and the trace models' shared wavefronts."""
+
+    size: int | None
+    grid: tuple[int, int, int]
+    blocks_total: int
+    blocks_run: int
+    trace: Trace
+    weights: dict[int, float]
+    pc_warps: np.ndarray
+    shared_wavefronts: float
+    provenance: str
+
+
+@dataclass
+class Simulation:
+    """What a simulation model reads: the launch as asked for (size, blocks, GPU row, resources,
+    occupancy), the PTX body it ran, and one or two Samples. With two, the samples are smaller
+    sizes of the same kernel, and per-block counts are extrapolated linearly in the size."""
+
+    target: str
+    gpu: GPU
+    size: int | None
+    blocks: int
+    threads_per_block: int
+    body: list  # cudasim.ptx.Instruction per pc
+    occupancy: dict  # blocks_per_sm, warps_per_sm, occupancy_pct, limiters
+    registers: int
+    samples: list[Sample]
+    compulsory_bytes: float | None = None  # the catalog's fewest DRAM bytes at `size`, if known
+    flops: float | None = None  # the catalog's FLOP count at `size`, if known
+    notes: list[str] = field(default_factory=list)
 
 
 # ---- provenance and weights ---------------------------------------------------------------

@@ -90,6 +90,7 @@ class Program:
         regs = b.regs
         ti = wi = 0
         W = b.L // 32
+        counts = stats["pc_runs"]  # warps entering each straight-line run or control instruction, by its pc
         while stack:
             e = stack[-1]
             pc = e.pc
@@ -105,6 +106,7 @@ class Program:
             while kinds[pc] == _NORMAL:  # straight-line code: no stack work between instructions
                 run = runs.get(pc) or self._straight(pc)
                 end, steps, k = run
+                counts[pc] = counts.get(pc, 0) + wc
                 ti += cnt * k
                 wi += wc * k
                 for op, g, neg in steps:
@@ -123,6 +125,7 @@ class Program:
                 continue
             ti += cnt
             wi += wc
+            counts[pc] = counts.get(pc, 0) + wc
             k = kinds[pc]
             g, neg = guards[pc]
             if k == _BRA:
@@ -157,6 +160,15 @@ class Program:
         stats["thread_instructions"] += ti
         stats["warp_instructions"] += wi
 
+    def pc_counts(self, run_counts: dict[int, int]) -> np.ndarray:
+        """(n,) int64 warp instructions executed at each pc (a guarded-off instruction still issues),
+        from the counts kept per straight-line run: counting runs, not instructions, keeps the loop fast."""
+        out = np.zeros(len(self.fn.body), dtype=np.int64)
+        for pc, w in run_counts.items():
+            end = self.runs[pc][0] if self.kinds[pc] == _NORMAL else pc + 1
+            out[pc:end] += w
+        return out
+
     @staticmethod
     def _kill(b: Batch, stack: list[Entry], dead: np.ndarray) -> None:
         dead = dead.copy()
@@ -184,7 +196,7 @@ class Program:
         self.recorder.reset()
         self.hazards.start_launch()
         stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(len(ids)),
-                 "blocks_total": int(total)}
+                 "blocks_total": int(total), "pc_runs": {}}
         t0 = time.perf_counter()
         with np.errstate(all="ignore"):
             for s in range(0, len(ids), per_batch):
@@ -197,6 +209,7 @@ class Program:
                 self.hazards.start_batch(b, check and bool(self.static_shared or dynamic_shared))
                 self.run_batch(b, stats)
         stats["wall_seconds"] = time.perf_counter() - t0
+        stats["pc_warp_instructions"] = self.pc_counts(stats.pop("pc_runs"))
         stats["thread_instructions_per_second"] = stats["thread_instructions"] / max(stats["wall_seconds"], 1e-9)
         traced_blocks = (None if traced is None or (run_blocks is None and trace_blocks is None)
                          else [int(x) for x in traced])

@@ -65,6 +65,8 @@ class GPU:
     driver_carveout_cap_kb: int = 0  # where its 2x headroom stops; 0 = none
     driver_carveout_single_from: int = 0  # block size (threads) from which it leaves no headroom; 0 = the largest
     driver_carveout_no_smem_kb: tuple[tuple[int, int], ...] = ()  # (up to N threads, KB) with no shared memory
+    # rates the timing model reads, each {"value", "unit", "source"}; a row without them is refused by it
+    timing: dict = field(default_factory=dict, compare=False, hash=False)
     sources: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property

@@ -227,7 +227,11 @@ def test_registry_is_the_only_place_metric_names_appear():
 def test_registry_covers_what_collect_ncu_measured():
     from analysis import collect_ncu, compare
     measured = json.loads((ROOT / "analysis" / "results" / "ncu_h100.json").read_text())
-    assert set(collect_ncu.METRICS) == set(measured["metrics"]) == {m.name for m in registry.metrics()}
+    # kernel time is judged against kernels.bench's CUDA events (analysis.timing --accuracy), not ncu,
+    # which locks clocks to base: the committed ncu run predates the timing model
+    timed = {m.name for m in registry.get("timing").metrics}
+    assert set(collect_ncu.METRICS) == {m.name for m in registry.metrics()}
+    assert set(measured["metrics"]) == {m.name for m in registry.metrics()} - timed
     assert [m.name for m in registry.metrics(predicted_only=True)] == [
         *(x for m in registry.models() for x in (y.name for y in m.metrics if y.predicted))]
     assert compare.judge(coalescing.LOAD_REQUESTS.name, 3, 3)[0] == "ok"
@@ -238,7 +242,7 @@ def test_models_are_found_not_named():
     """The dispatch and the pipeline neither import a model nor use a model's name as a key."""
     import ast
     names = [m.name for m in registry.models()]
-    assert names == ["coalescing", "banks", "occupancy"]
+    assert names == ["coalescing", "banks", "occupancy", "timing"]
     for f in ("cli.py", "pipeline.py", "registry.py", "__main__.py", "common.py", "present.py", "draw.py"):
         for node in ast.walk(ast.parse((ROOT / "analysis" / f).read_text())):
             if isinstance(node, ast.ImportFrom):

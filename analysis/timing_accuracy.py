@@ -1,0 +1,112 @@
+"""The timing model's accuracy: every non-pipeline catalog kernel at its bench size, predicted
+against the CUDA-event times kernels.bench measured (kernels/results/bench_h100.json).
+
+    python -m analysis.timing --accuracy [--measured FILE] [--out analysis/results/timing_h100.md] [--kernels ...]
+
+Prints (and with --out writes, Markdown + JSON beside it) per kernel: predicted, measured,
+error, limiter; the median, 90th percentile and largest |error|; and within each family the
+pairs whose measured times differ by more than 10%, and whether the prediction orders them
+the same way. Nothing is tuned here: the rates are the GPU row's, the counts the simulator's.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import subprocess
+import time
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+from kernels import catalog
+
+from . import pipeline, registry, simulation
+
+ROOT = Path(__file__).resolve().parent.parent
+MEASURED = ROOT / "kernels" / "results" / "bench_h100.json"
+RANK_GAP = 1.10  # pairs whose measured times differ by more than 10% must be ordered alike
+
+
+def predict(name: str, size: int, gpu: str | None = None) -> dict:
+    """The timing model's result for a catalog kernel at `size` (on-disk cache used)."""
+    launch = pipeline.resolve_catalog(name, size, {}, pipeline.get_gpu(gpu))
+    return simulation.result(registry.get("timing"), launch)
+
+
+def summarize(rows: list[dict]) -> dict:
+    err = np.array([abs(r["error_pct"]) for r in rows])
+    ranks = []
+    for fam in sorted({r["family"] for r in rows}):
+        fr = [r for r in rows if r["family"] == fam]
+        for a, b in combinations(fr, 2):
+            hi, lo = (a, b) if a["measured_us"] >= b["measured_us"] else (b, a)
+            if hi["measured_us"] > RANK_GAP * lo["measured_us"]:
+                ranks.append({"family": fam, "slower": hi["kernel"], "faster": lo["kernel"],
+                              "agree": hi["predicted_us"] > lo["predicted_us"]})
+    return {"kernels": len(rows), "median_abs_error_pct": float(np.median(err)),
+            "p90_abs_error_pct": float(np.percentile(err, 90)), "max_abs_error_pct": float(err.max()),
+            "over_50_pct": [r["kernel"] for r in rows if abs(r["error_pct"]) > 50],
+            "rank_pairs": len(ranks), "rank_agree": sum(p["agree"] for p in ranks),
+            "rank_disagreements": [p for p in ranks if not p["agree"]]}
+
+
+def markdown(out: dict) -> str:
+    s = out["summary"]
+    lines = [f"# Timing model accuracy ({out['device']})", "",
+             f"Predicted by `python -m analysis.timing` (no GPU) against `{out['measured_file']}` "
+             f"(CUDA-event medians, default clocks, measured on {out['device']}). Run: {out['run']}.", "",
+             "| kernel | family | size | predicted us | measured us | error % | limiter | provenance |",
+             "|---|---|---|---:|---:|---:|---|---|"]
+    for r in out["rows"]:
+        lines.append(f"| {r['kernel']} | {r['family']} | {r['size']} | {r['predicted_us']:,.1f} | "
+                     f"{r['measured_us']:,.1f} | {r['error_pct']:+.1f} | {r['limiter']} | {r['how']} |")
+    lines += ["", f"Median |error| {s['median_abs_error_pct']:.1f}%, 90th percentile {s['p90_abs_error_pct']:.1f}%, "
+                  f"max {s['max_abs_error_pct']:.1f}% over {s['kernels']} kernels; over 50%: "
+                  f"{', '.join(s['over_50_pct']) or 'none'}.",
+              f"Rank agreement within families (pairs measured more than 10% apart): {s['rank_agree']} of "
+              f"{s['rank_pairs']}."]
+    for p in s["rank_disagreements"]:
+        lines.append(f"- {p['family']}: measured {p['slower']} slower than {p['faster']}, predicted the other way")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m analysis.timing --accuracy", description=__doc__.splitlines()[0])
+    p.add_argument("--measured", default=str(MEASURED))
+    p.add_argument("--out", help="write the table here (Markdown) and beside it the same as JSON")
+    p.add_argument("--kernels", nargs="*")
+    p.add_argument("--gpu")
+    a = p.parse_args(argv)
+    measured = json.loads(Path(a.measured).read_text())
+    rows = []
+    for m in measured["rows"]:
+        k = catalog.get(m["kernel"])
+        if k.kind == "pipeline" or (a.kernels and k.name not in a.kernels):
+            continue
+        t0 = time.perf_counter()
+        d = predict(k.name, m["size"], a.gpu)
+        us = m["ms"] * 1e3
+        row = {"kernel": k.name, "family": k.family, "size": m["size"], "predicted_us": d["time_us"],
+               "measured_us": us, "error_pct": 100 * (d["time_us"] - us) / us, "limiter": d["limiter"],
+               "how": "scaled from 2 sizes" if d["provenance"].startswith("sampled and scaled: simulated at sizes")
+               else "as asked", "seconds": time.perf_counter() - t0}
+        rows.append(row)
+        print(f"{k.name:28s} {m['size']:>9} pred {row['predicted_us']:12,.1f} us  meas {us:12,.1f} us  "
+              f"{row['error_pct']:+7.1f}%  {row['limiter']}", flush=True)
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    except OSError:
+        rev = "?"
+    out = {"device": measured.get("device", {}).get("name", "?"), "measured_file": str(Path(a.measured).relative_to(ROOT))
+           if Path(a.measured).resolve().is_relative_to(ROOT) else a.measured,
+           "run": f"git {rev}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, host {platform.node()}",
+           "rows": rows, "summary": summarize(rows)}
+    text = markdown(out)
+    print()
+    print(text)
+    if a.out:
+        Path(a.out).write_text(text)
+        Path(a.out).with_suffix(".json").write_text(json.dumps(out, indent=1))
+    return 0

@@ -1,0 +1,132 @@
+"""The timing model: its JSON, a DRAM-bound copy within its bandwidth bound, the transpose
+ladder in the order physics says, an FMA-bound probe, a GPU without rates refused in one line."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis import cli, registry
+from analysis.models import timing
+from cudasim.gpus import get_gpu
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = str(ROOT / "tests" / "data" / "fma_chain.cu") + "::fma_chain"
+
+
+def _need_sim():
+    try:
+        from cudasim.compile import nvrtc_version
+        nvrtc_version()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"NVRTC unavailable: {e}")
+
+
+def _json(capsys, *argv) -> dict:
+    _need_sim()
+    assert cli.main("timing", [*argv, "--json", "--no-cache"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_registry_declares_the_duration():
+    assert registry.metric("gpu__time_duration.sum").unit == "ns"
+    assert registry.get("timing").needs == "simulation"
+
+
+def test_json_schema(capsys):
+    d = _json(capsys, "copy", "--size", "256")
+    assert d["gpu__time_duration.sum"] == pytest.approx(d["time_us"] * 1e3)
+    assert d["time_us"] == pytest.approx(d["body_us"] + d["launch_us"])
+    names = [r["resource"] for r in d["resources"]]
+    assert d["limiter"] == names[0] and {"issue", "DRAM", "L2", "latency", "L1/shared wavefronts"} <= set(names)
+    for r in d["resources"]:
+        assert set(r) == {"resource", "time_us", "share_pct", "utilization_pct"}
+        assert 0 <= r["share_pct"] <= 100.0001
+    assert d["provenance"] and d["advice"] and d["achieved"]["dram_bytes_per_s"] > 0
+    assert d["counts"]["global_load_requests"] == 256 * 256 / 32  # one request per warp per element row
+
+
+def test_copy_larger_than_l2_is_dram_bound_within_its_bandwidth(capsys):
+    gpu = get_gpu()
+    n = 4096  # 2 x 64 MiB moved: more than the 50 MB L2
+    d = _json(capsys, "copy", "--size", str(n))
+    moved = 2 * 4 * n * n
+    assert moved > gpu.l2_bytes
+    fastest = max(gpu.timing[k]["value"] for k in ("dram_read_gbs", "dram_write_gbs", "dram_copy_gbs")) * 1e9
+    slowest = min(gpu.timing[k]["value"] for k in ("dram_read_gbs", "dram_write_gbs", "dram_copy_gbs")) * 1e9
+    assert d["limiter"] == "DRAM"
+    assert moved / fastest * 1e6 <= d["body_us"] <= moved / slowest * 1e6 * 1.001
+    assert d["counts"]["dram_read_bytes"] + d["counts"]["dram_write_bytes"] == pytest.approx(moved)
+
+
+def test_transpose_ladder_ranks_as_physics_says(capsys):
+    t = {k: _json(capsys, k, "--size", "4096")["time_us"] for k in ("transpose_naive", "transpose_tiled",
+                                                                      "transpose_padded")}
+    assert t["transpose_naive"] > t["transpose_tiled"] > t["transpose_padded"]
+
+
+def test_fma_chain_is_fp32_pipe_bound(capsys):
+    d = _json(capsys, PROBE, "--grid", "264", "--block", "256", "--arg", "iters=4", "--arg", "out=float32[67584]")
+    assert d["limiter"] == "fp32 pipe"
+    assert "sampled and scaled" in d["provenance"]
+    c = d["counts"]
+    assert c["fp32_warp_instructions"] > 0.98 * c["warp_instructions"]
+
+
+def test_gpu_without_rates_is_refused_in_one_line(capsys):
+    assert not get_gpu("A100").timing
+    with pytest.raises(SystemExit) as e:
+        cli.main("timing", ["copy", "--gpu", "A100"])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "no timing rates for A100" in err
+
+
+def test_round_heads_overlap_independent_loads():
+    """Two loads before either is used are one round; a load after a use starts another."""
+    from cudasim.ptx import parse_module
+    ptx = """.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+ .reg .f32 %f<4>; .reg .b64 %rd<3>;
+ ld.param.u64 %rd1, [p];
+ ld.global.f32 %f1, [%rd1];
+ ld.global.f32 %f2, [%rd1+4];
+ add.f32 %f3, %f1, %f2;
+ ld.global.f32 %f1, [%rd1+8];
+ st.global.f32 [%rd1], %f1;
+ ret;
+}
+"""
+    body = parse_module(ptx).functions["k"].body
+    heads = timing.round_heads(body)
+    loads = [pc for pc, ins in enumerate(body) if timing.is_global_load(ins)]
+    assert [bool(heads[pc]) for pc in loads] == [True, False, True]
+    assert [timing.pipe_of(ins) for ins in body if ins.base == "add"] == ["fp32"]
+
+
+def test_pc_counts_sum_to_the_warp_instructions():
+    _need_sim()
+    from kernels import sim
+    launch, _, _ = sim.run("transpose_tiled", 64)
+    pcs = launch.stats["pc_warp_instructions"]
+    assert isinstance(pcs, np.ndarray) and pcs.sum() == launch.stats["warp_instructions"]
+
+
+def test_scaling_from_two_sizes_agrees_with_simulating_the_size():
+    """Counts extrapolated from sizes 128 and 256 match a (block-sampled) simulation at 512."""
+    _need_sim()
+    from dataclasses import replace
+
+    from analysis import pipeline, simulation
+    launch = pipeline.resolve_catalog("sgemm_naive", 512)
+    assert simulation.sample_sizes(launch) == [128, 256]
+    scaled = simulation.simulation(launch)
+    direct = replace(scaled, samples=[simulation._sample(launch, False, None)[0]])
+    a, b = timing.analyze(scaled), timing.analyze(direct)
+    assert "sampled and scaled: simulated at sizes 128" in a["provenance"]
+    for k in ("warp_instructions", "global_load_requests", "global_load_lines"):
+        assert a["counts"][k] == pytest.approx(b["counts"][k], rel=0.02), k
+    assert a["time_us"] == pytest.approx(b["time_us"], rel=0.05)
