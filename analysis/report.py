@@ -462,15 +462,19 @@ def markdown(rows: list[dict], s: dict, tr: list[dict], src: dict, stamp: str, j
 
 def measure(out_dir: Path) -> list[Path] | str:
     """On a GPU machine: kernels.bench and the ncu collection into `out_dir`; a one-line reason when
-    there is no GPU (pycuda is looked for, never imported here: kernels.gpu imports it)."""
+    there is no GPU (pycuda is looked for here, never imported: kernels.gpu imports it)."""
     if importlib.util.find_spec("pycuda") is None:
         return "error: --measure needs a CUDA GPU and pycuda (pip install -e '.[gpu]'); pycuda is not installed here"
-    from kernels import bench
+    from kernels import bench, gpu
 
+    try:
+        gpu.init()
+    except gpu.GpuUnavailable as err:
+        return f"error: --measure: {err}"
     out_dir.mkdir(parents=True, exist_ok=True)
     bench_file = out_dir / "bench.json"
     if bench.main(["--out", str(bench_file)]) == 2 or not bench_file.exists():
-        return "error: --measure: kernels.bench found no usable GPU (see above)"
+        return "error: --measure: kernels.bench could not run (see above)"
     files = [bench_file]
     from . import collect_ncu
 
