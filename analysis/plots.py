@@ -64,9 +64,9 @@ def roofline(points: list[dict], ceilings: list[dict], title: str) -> str:
             continue
         ys = [min(c["flops"], x * dram["bytes"]) if dram else c["flops"] for x in xs]
         ax.plot(xs, [y / 1e12 for y in ys], color=c.get("color", "grey"), lw=1, ls=c.get("ls", "-"))
-        left = "measured" in c["label"]  # measured roofs labelled on the left, datasheet ones on the right
-        ax.annotate(c["label"], (lo * 1.2 if left else hi, c["flops"] / 1e12), ha="left" if left else "right",
-                    va="bottom", fontsize=7, color=c.get("color", "grey"))
+        left = "measured" in c["label"]  # measured roofs labelled at the left edge, datasheet ones at their ridge
+        x = lo * 1.2 if left or not dram else max(lo * 1.2, 1.1 * c["flops"] / dram["bytes"])
+        ax.annotate(c["label"], (x, c["flops"] / 1e12), ha="left", va="bottom", fontsize=7, color=c.get("color", "grey"))
     if dram:
         ax.annotate(dram["label"], (lo * 1.1, lo * 1.1 * dram["bytes"] / 1e12), rotation=0, fontsize=7, color="grey",
                     va="bottom")
@@ -86,7 +86,7 @@ def roofline(points: list[dict], ceilings: list[dict], title: str) -> str:
     ax.set_xlabel("arithmetic intensity, FLOP per compulsory DRAM byte")
     ax.set_ylabel("TFLOP/s")
     ax.set_title(title, fontsize=10)
-    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return svg(fig)
 
 

@@ -257,7 +257,7 @@ color:#222;line-height:1.35;font-size:14px}
 h1{font-size:1.5em;margin-bottom:.2em}h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
 h3{margin:.2em 0}table{border-collapse:collapse;margin:.5em 0;font-size:12.5px}
 td,th{border-bottom:1px solid #e4e4e4;padding:2px 8px;text-align:right;vertical-align:top;white-space:nowrap}
-th{background:#f4f4f4}td.l,th.l{text-align:left}.p{font-size:9.5px;padding:0 3px;border-radius:3px;margin-left:3px;
+th{background:#f4f4f4}td.l,th.l{text-align:left}td.w{white-space:normal}.p{font-size:9.5px;padding:0 3px;border-radius:3px;margin-left:3px;
 white-space:nowrap}.m{background:#fbe3d3;color:#8a3c0b}.s{background:#dbe6f4;color:#1f4a7a}
 .bad{color:#b00}.ok{color:#070}.card{border:1px solid #ddd;border-radius:6px;padding:.6em .9em;margin:.8em 0}
 .row{display:flex;gap:1em;flex-wrap:wrap;align-items:flex-start}.row>div{flex:0 1 520px;min-width:300px}.row>div.sol{flex:0 1 400px}.row>div.tab{flex:0 0 auto}.row>div.wide{flex:1 1 640px}svg{max-width:100%;height:auto}
@@ -396,8 +396,8 @@ def build(src: dict, budget: float = 60.0) -> tuple[str, str]:
     tr_html, tr_md = transfer_section(bench_file)
     judged = re.search(r"\*\*(\d+) of (\d+) judged", src.get("compare", {}).get("data", ""))
     stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    srcs = "".join(f"<tr><td class=l>{e(k)}</td><td class=l><code>{e(v['file'])}</code></td><td class=l>{e(v['line'])}"
-                   f"</td><td class=l>{e(v['device'])}</td><td class=l>{e(v['date'])}</td></tr>" for k, v in src.items())
+    srcs = "".join(f"<tr><td class=l>{e(k)}</td><td class=l><code>{e(v['file'])}</code></td><td class='l w'>{e(v['line'])}"
+                   f"</td><td class='l w'>{e(v['device'])}</td><td class='l w'>{e(v['date'])}</td></tr>" for k, v in src.items())
     head = (f"<h1>cudaperf: predicted beside measured</h1><p class=small>Built {stamp} by <code>python -m analysis.report"
             f"</code>. Predictions: cudasim + the analysis models on a CPU, for {e(gpu.name)} (no GPU). Measurements: "
             f"the committed results of the H100 runs. Labels: {M} = on the GPU; "
