@@ -264,6 +264,8 @@ white-space:nowrap}.m{background:#fbe3d3;color:#8a3c0b}.s{background:#dbe6f4;col
 .small{font-size:12px;color:#555}code{background:#f3f3f3;padding:0 3px;border-radius:3px}
 """
 M = '<span class="p m">measured</span>'
+P = ('<span class="p s" title="predicted from the measured host-link rates, the timing model\'s kernel time and the '
+     'DAG schedule">predicted</span>')
 
 
 def S(how: str | None = None) -> str:
@@ -279,7 +281,7 @@ def e(x) -> str:
 def _us(v: float | None) -> str:
     if v is None:
         return "-"
-    return f"{v / 1e3:,.2f} ms" if v >= 1e4 else f"{v:,.1f} µs"
+    return f"{v / 1e3:,.2f} ms" if v >= 1e3 else f"{v:,.1f} µs"
 
 
 def _rate(r: dict, us: float | None) -> str:
@@ -358,11 +360,11 @@ def transfer_section(bench_file: Path | None) -> tuple[str, list[dict]]:
         trs = []
         for x in rows:
             if "predicted_pct" in x:
-                trs.append(f"<tr><td class=l>{e(x['what'])}</td><td>{x['predicted_pct']:.1f}%{S('simulated')}</td>"
+                trs.append(f"<tr><td class=l>{e(x['what'])}</td><td>{x['predicted_pct']:.1f}%{P}</td>"
                            f"<td>{x['measured_pct']:.1f}%{M}</td><td></td></tr>")
             else:
                 meas = "-" if x["measured_ms"] is None else f"{x['measured_ms']:.3f} ms{M}"
-                trs.append(f"<tr><td class=l>{e(x['what'])}</td><td>{x['predicted_ms']:.3f} ms{S('simulated')}</td>"
+                trs.append(f"<tr><td class=l>{e(x['what'])}</td><td>{x['predicted_ms']:.3f} ms{P}</td>"
                            f"<td>{meas}</td><td>{_err(x['error_pct'])}</td></tr>")
         bound = (f"<p class=small>If each direction slowed to {100 * p['bidir_factor']:.0f}% of its rate while the other "
                  f"copies (the measured two-direction rate): {p['bidir_bound_ms']:.2f} ms.</p>") if "bidir_bound_ms" in p else ""
