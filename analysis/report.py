@@ -31,6 +31,7 @@ from cudasim.gpus import get_gpu
 from kernels import catalog
 
 from . import plots, registry, transfers
+from .models.occupancy import LIMIT_BLOCKS, LIMIT_REGISTERS, LIMIT_SHARED, LIMIT_WARPS, OCCUPANCY
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = [ROOT / "kernels/results/bench_h100.json", ROOT / "kernels/results/microbench_h100.json",
@@ -38,9 +39,9 @@ DEFAULTS = [ROOT / "kernels/results/bench_h100.json", ROOT / "kernels/results/mi
             ROOT / "analysis/results/timing_h100.json"]
 FAMILIES = [("sgemm", "SGEMM ladder (4096³, FP32)"), ("transpose", "Transpose (8192², float)"),
             ("dgemm", "DGEMM (4096³, FP64)"), ("vector_add", "Vector add")]
-OCC_LIMITS = ("launch__occupancy_limit_registers", "launch__occupancy_limit_shared_mem",
-              "launch__occupancy_limit_warps", "launch__occupancy_limit_blocks")
-OCC_PCT = "sm__maximum_warps_per_active_cycle_pct"
+OCC_LIMITS = {m.name: why for m, why in ((LIMIT_REGISTERS, "registers"), (LIMIT_SHARED, "shared memory"),
+                                          (LIMIT_WARPS, "warps"), (LIMIT_BLOCKS, "blocks"))}
+OCC_PCT = OCCUPANCY.name
 
 
 # ---- the sources ---------------------------------------------------------------------------
@@ -140,7 +141,7 @@ def occupancy(rows: list[dict]) -> dict | None:
         return None
     out = {}
     for side in ("predicted", "measured"):
-        lim = {m.split("_limit_")[1]: v[m][side] for m in OCC_LIMITS}
+        lim = {why: v[m][side] for m, why in OCC_LIMITS.items()}
         if any(x is None for x in lim.values()):
             continue
         low = min(lim.values())
@@ -403,7 +404,8 @@ def build(src: dict, budget: float = 60.0) -> tuple[str, str]:
     head = (f"<h1>cudaperf: predicted beside measured</h1><p class=small>Built {stamp} by <code>python -m analysis.report"
             f"</code>. Predictions: cudasim + the analysis models on a CPU, for {e(gpu.name)} (no GPU). Measurements: "
             f"the committed results of the H100 runs. Labels: {M} = on the GPU; "
-            f"{S('simulated')} = every block simulated; {S()} = sampled blocks, or two smaller sizes, scaled.</p>"
+            f"{S('simulated')} = every block simulated; {S()} = sampled blocks, or two smaller sizes, scaled; {P} = "
+            f"host transfers predicted from measured rates.</p>"
             f"<div class=card><b>Time</b>: median |error| {s.get('median_abs_error_pct', float('nan')):.1f}%, worst "
             f"{s.get('max_abs_error_pct', float('nan')):.1f}% over {s['joined']} kernels (timing model vs CUDA events). "
             + (f"<b>Counters</b>: {judged.group(1)} of {judged.group(2)} judged Nsight Compute metrics within tolerance. "
