@@ -123,3 +123,17 @@ def test_compare_shows_the_time_with_its_error():
     md, text = compare.render_markdown(c), compare.render_text(c)
     assert "| copy | 8192 |" in md and "%" in md.split("Kernel time")[1]
     assert re.search(r"copy\s+time us\s+[\d,.]+\s+[\d,.]+\s+[+-]\d", text)
+
+
+def test_a_new_ncu_file_is_compared_afresh(tmp_path):
+    """Counters measured anew are predicted anew (analysis.compare), not read from the committed table."""
+    import json
+    d = json.loads((ROOT / "analysis/results/ncu_h100.json").read_text())
+    d["kernels"] = {"copy": d["kernels"]["copy"]}
+    ncu = tmp_path / "ncu.json"
+    ncu.write_text(json.dumps(d))
+    out = tmp_path / "r.html"
+    assert report.main(["--measured", str(ncu), "--out", str(out), "--budget", "120"]) == 0
+    page = out.read_text()
+    assert "computed now by analysis.compare" in page and page.count("Counters at size") == 1
+    assert re.search(r"<b>Counters</b>: (\d+) of \1 judged", page)
