@@ -1,13 +1,15 @@
 """Predicted beside measured: the models against Nsight Compute, per kernel and metric.
 
     python -m analysis.compare [--measured analysis/results/ncu_h100.json] [--kernels a,b] [--json]
-                               [--out analysis/results/compare_h100.md]
+                               [--out analysis/results/compare_h100.md] [--timing analysis/results/timing_h100.json]
 
 The measurements come from `python -m analysis.collect_ncu` on the GPU machine (one ncu
 launch per catalog kernel at its simulator size). The predictions are the same launch
 through analysis.pipeline with every block traced, from every registered model; each
 metric is judged by the rule and tolerance its model declares (analysis.registry). The
-Markdown table is written only where --out says.
+kernel time is not an ncu counter: it comes from the timing model's accuracy run (predicted
+at the bench size against kernels.bench's CUDA events, analysis/results/timing_h100.json) and
+is shown per kernel with its error. The Markdown table is written only where --out says.
 """
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from cudasim.gpus import get_gpu
 
 from . import pipeline, registry
 from .collect_ncu import RESULTS
+
+TIMING = RESULTS / "timing_h100.json"
 from .models.banks import LOAD_INSTRUCTIONS
 from .models.occupancy import CARVEOUT, LIMIT_SHARED, OCCUPANCY, REGISTERS, SHARED_DRIVER, occupancy
 
@@ -58,8 +62,21 @@ def judge(metric: str, pred: float | None, meas: float | str | None) -> tuple[st
     return ("ok" if abs(err) <= tol or abs(pred - meas) < 0.5 else "MISS"), err
 
 
-def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None = None) -> dict:
-    """Rows of (kernel, metric, predicted, measured, status), a summary per metric, and the carveout probes."""
+def time_rows(timing_file: Path | None, names: list[str] | None = None) -> list[dict]:
+    """Predicted vs measured kernel time per kernel with the error, from the timing accuracy run
+    (analysis.timing --accuracy: no simulation here); [] when the file is absent."""
+    if timing_file is None or not Path(timing_file).exists():
+        return []
+    d = json.loads(Path(timing_file).read_text())
+    return [{"kernel": r["kernel"], "size": r["size"], "predicted_us": r["predicted_us"], "measured_us": r["measured_us"],
+             "error_pct": r["error_pct"], "limiter": r["limiter"], "device": d.get("device", "?")}
+            for r in d.get("rows", []) if not names or r["kernel"] in names]
+
+
+def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None = None,
+            timing_file: Path | None = TIMING) -> dict:
+    """Rows of (kernel, metric, predicted, measured, status), a summary per metric, the carveout
+    probes, and the kernel times (predicted vs measured, from `timing_file`)."""
     rows, summary = [], {}
     for name, m in measured.get("kernels", {}).items():
         if names and name not in names:
@@ -96,7 +113,7 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
                            "driver_reserved": mm.get(SHARED_DRIVER.name)})
     return {"device": measured.get("device"), "tool": measured.get("tool"), "binary": measured.get("binary"),
             "rows": rows, "summary": summary,
-            "probes": probes}
+            "probes": probes, "time": time_rows(timing_file, names)}
 
 
 def _fmt(v) -> str:
@@ -145,6 +162,14 @@ def render_markdown(c: dict) -> str:
                        f"{_fmt(p['occ_meas'])} |")
     if c.get("binary"):
         out.insert(3, f"Binary profiled: {c['binary']}.")
+    if c.get("time"):
+        out += ["", f"## Kernel time at the bench size: timing model vs CUDA events ({c['time'][0]['device']})", "",
+                "Predicted by `python -m analysis.timing` (no GPU, sampled and scaled from two sizes); measured by "
+                "`python -m kernels.bench` (CUDA-event medians, default clocks); from `analysis/results/timing_h100.json`.",
+                "", "| kernel | size | predicted us | measured us | error | limiter |", "|---|---|---:|---:|---:|---|"]
+        for t in c["time"]:
+            out.append(f"| {t['kernel']} | {t['size']} | {t['predicted_us']:,.1f} | {t['measured_us']:,.1f} | "
+                       f"{t['error_pct']:+.1f}% | {t['limiter']} |")
     out += ["", "## What the table rests on", "", *[f"- {n}" for n in NOTES]]
     return "\n".join(out) + "\n"
 
@@ -174,6 +199,12 @@ def render_text(c: dict) -> str:
         err = "-" if r["error"] is None else ("inf" if r["error"] == float("inf") else f"{100 * r['error']:+.2f}%")
         out.append(f"{r['kernel']:28s} {registry.metric(r['metric']).label:20s} {_fmt(r['predicted']):>14} "
                    f"{_fmt(r['measured']):>14} {err:>9}  {r['status']}")
+    if c.get("time"):
+        out.append(f"kernel time at the bench size: predicted (timing model, no GPU) vs measured (CUDA events, "
+                   f"{c['time'][0]['device']})")
+        for t in c["time"]:
+            out.append(f"{t['kernel']:28s} {'time us':20s} {t['predicted_us']:>14,.1f} {t['measured_us']:>14,.1f} "
+                       f"{t['error_pct']:>+8.1f}%  {t['limiter']}")
     for p in c["probes"]:
         out.append(f"probe {p['threads']:>4} threads {p['static']:>6} B static {p['dynamic']:>6} B dyn: carveout "
                    f"{_fmt(p['carveout_pred'])} vs {_fmt(p['carveout_meas'])}, limit {p['limit_pred']} vs "
@@ -187,6 +218,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help=f"write the Markdown table here (the committed one: {RESULTS / 'compare_h100.md'})")
     p.add_argument("--kernels", help="comma-separated catalog names")
     p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
+    p.add_argument("--timing", default=str(TIMING), help="the timing model's accuracy run (predicted vs measured time)")
     p.add_argument("--json", action="store_true")
     a = p.parse_args(argv)
     path = Path(a.measured)
@@ -200,7 +232,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {path}: not JSON ({e})", file=sys.stderr)
         return 2
     names = [n.strip() for n in a.kernels.split(",")] if a.kernels else None
-    c = compare(measured, names, a.gpu)
+    c = compare(measured, names, a.gpu, Path(a.timing))
     if a.json:
         print(json.dumps(c, indent=1, default=str))
     else:

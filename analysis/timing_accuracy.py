@@ -91,7 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         row = {"kernel": k.name, "family": k.family, "size": m["size"], "predicted_us": d["time_us"],
                "measured_us": us, "error_pct": 100 * (d["time_us"] - us) / us, "limiter": d["limiter"],
                "how": "scaled from 2 sizes" if d["provenance"].startswith("sampled and scaled: simulated at sizes")
-               else "as asked", "seconds": time.perf_counter() - t0}
+               else "as asked", "seconds": time.perf_counter() - t0,
+               # kept so that a report can draw each resource's share without simulating again
+               "resources": [{k: x[k] for k in ("resource", "time_us", "utilization_pct")} for x in d["resources"]],
+               "achieved": d["achieved"], "waves": d["waves"], "advice": d["advice"]}
         rows.append(row)
         print(f"{k.name:28s} {m['size']:>9} pred {row['predicted_us']:12,.1f} us  meas {us:12,.1f} us  "
               f"{row['error_pct']:+7.1f}%  {row['limiter']}", flush=True)

@@ -67,6 +67,8 @@ class GPU:
     driver_carveout_no_smem_kb: tuple[tuple[int, int], ...] = ()  # (up to N threads, KB) with no shared memory
     # rates the timing model reads, each {"value", "unit", "source"}; a row without them is refused by it
     timing: dict = field(default_factory=dict, compare=False, hash=False)
+    # the host link (copy bandwidths, copy engines), each {"value", "unit", "source"}: analysis.transfers
+    host_link: dict = field(default_factory=dict, compare=False, hash=False)
     sources: dict = field(default_factory=dict, compare=False, hash=False)
 
     @property
