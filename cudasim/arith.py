@@ -2,14 +2,18 @@
 min/max and the unary functions, each decoded once into a closure over lane vectors.
 
 Arithmetic follows the PTX ISA: integers wrap at their width; float32 arithmetic is done in
-float32 (IEEE round-to-nearest, as `.rn`); `fma.rn.f32` is computed as one float64
-multiply-add rounded to float32, which is exact for the product and rounds twice only in
-rare ties (at most 1 ulp from the GPU); `fma.rn.f64` uses an error-free product and sum (at
-most 1 ulp). Approximate functions (`rcp.approx`, `sqrt.approx`, `ex2.approx`, ...) are
+float32 (IEEE round-to-nearest, as `.rn`); `fma.rn.f32` is one float64 multiply-add (the
+product exact) rounded to float32, the rare sums that land on a float32 midpoint first made
+round-to-odd so that the two roundings give the single one the ISA asks for; `fma.rn.f64`
+uses an error-free product and sum (at most 1 ulp), and exact rationals on the lanes whose
+product or splitting leaves the float64 range. Approximate functions (`rcp.approx`, `sqrt.approx`, `ex2.approx`, ...) are
 computed to full precision, which is within the few ulp the ISA allows the GPU. Directed
 roundings and carry chains are refused.
 """
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -55,24 +59,69 @@ def _mulhi(a, b, dt: np.dtype):
 
 
 def _two_prod_fma64(a, b, c):
-    """fma in float64 via error-free transformations (Dekker product, Knuth sum): <= 1 ulp."""
-    a = np.asarray(a, np.float64)
-    b = np.asarray(b, np.float64)
-    c = np.asarray(c, np.float64)
-    p = a * b
-    split = 134217729.0
-    ta = a * split
-    ah = ta - (ta - a)
-    al = a - ah
-    tb = b * split
-    bh = tb - (tb - b)
-    bl = b - bh
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    bb = s - p
-    t = (p - (s - bb)) + (c - bb)
-    r = s + (t + e)
-    return np.where(np.isfinite(r) & np.isfinite(p), r, a * b + c)
+    """fma in float64 via error-free transformations (Dekker product, Knuth sum): <= 1 ulp; the
+    lanes where the product or its splitting overflows are done exactly (`_exact_fma64`)."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = a * b
+        split = 134217729.0
+        ta = a * split
+        ah = ta - (ta - a)
+        al = a - ah
+        tb = b * split
+        bh = tb - (tb - b)
+        bl = b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        bb = s - p
+        t = (p - (s - bb)) + (c - bb)
+        r = np.asarray(s + (t + e))
+        bad = ~(np.isfinite(r) & np.isfinite(p)) | (np.maximum(np.abs(a), np.abs(b)) > 2.0 ** 995)
+        if bad.any():
+            r = r.copy()
+            idx = np.flatnonzero(bad)
+            r.flat[idx] = [_exact_fma64(x, y, z) for x, y, z in zip(a.flat[idx], b.flat[idx], c.flat[idx])]
+    return r if r.ndim else r[()]
+
+
+def _exact_fma64(x: float, y: float, z: float) -> float:
+    """x*y+z rounded once (Python's int division rounds correctly): for the rare lanes only."""
+    x, y, z = float(x), float(y), float(z)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return x * y + z  # an infinite or NaN product: IEEE's unfused result is the fused one
+    if not math.isfinite(z):
+        return z
+    v = Fraction(x) * Fraction(y) + Fraction(z)
+    if v == 0:  # exact zero: +0 unless both addends are -0 (round to nearest)
+        return x * y + z if x * y == 0 else 0.0
+    try:
+        return v.numerator / v.denominator
+    except OverflowError:
+        return -math.inf if v < 0 else math.inf
+
+
+def round_to_odd(s: np.ndarray, product, c) -> None:
+    """In place: make the float64 sums `s` = product + c round-to-odd where they may sit on a
+    float32 rounding midpoint, so that rounding them to float32 rounds the exact sum once.
+    A midpoint has its low 28 bits zero (the low 16 are checked first, cheaply);
+    `product()` recomputes the exact products (shape of s), only when there are such lanes."""
+    lo = s.view(np.uint16)[..., ::4]  # the lowest 16 bits of each float64 (little-endian)
+    if np.count_nonzero(lo) == lo.size:
+        return
+    u = s.view(np.uint64)
+    idx = np.flatnonzero(lo == 0)
+    idx = idx[(u.flat[idx] & np.uint64(0x0FFFFFFF)) == 0]
+    if not idx.size:
+        return
+    si = s.flat[idx]
+    p = np.broadcast_to(product(), s.shape).flat[idx]
+    ci = np.broadcast_to(np.asarray(c, np.float64), s.shape).flat[idx]
+    with np.errstate(invalid="ignore", over="ignore"):
+        bb = si - p
+        e = (p - (si - bb)) + (ci - bb)  # the exact error of the float64 sum (TwoSum)
+    fix = np.isfinite(si) & (e != 0) & ((u.flat[idx] & np.uint64(1)) == 0)
+    if fix.any():
+        s.flat[idx[fix]] = np.nextafter(si[fix], np.copysign(np.inf, e[fix]))
 
 
 def _popc(x):
@@ -184,7 +233,9 @@ def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
             if ftz:
                 x, y, z = flush_subnormal(x, dt), flush_subnormal(y, dt), flush_subnormal(z, dt)
             r = np.multiply(x, y, dtype=np.float64)
-            r = np.add(r, z, out=r if type(r) is np.ndarray else None).astype(np.float32)
+            r = np.atleast_1d(np.add(r, z, out=r if type(r) is np.ndarray else None))
+            round_to_odd(r, lambda: np.multiply(x, y, dtype=np.float64), z)
+            r = r.astype(np.float32)
             if ftz:
                 r = flush_subnormal(r, dt)
             if sat:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .arith import round_to_odd
 from .context import DecodeContext
 from .errors import MemoryFault
 from .memory import HEAP_BASE
@@ -126,8 +127,8 @@ class Fusion:
 
     def _fuse_fma32(self, pcs: list[int]):
         """A group of `fma.rn.f32 d, a, b, c` (the FFMA tile of a GEMM): each product exact in
-        float64, plus c, rounded once to float32, as `arith.decode_fma`; the products of the
-        distinct a and b rows are formed by broadcasting where the group is their outer product,
+        float64, plus c, rounded once to float32 (`arith.round_to_odd` first), as `arith.decode_fma`;
+        the products of the distinct a and b rows are formed by broadcasting where the group is their outer product,
         and the sum is written in place over accumulators that are still the rows this group
         wrote last time."""
         body = self.body
@@ -149,17 +150,25 @@ class Fusion:
                 state["t2"] = np.empty((G, b.L))
             x = _stack(regs, (A[0], None, len(A[0]))).astype(np.float64)
             y = _stack(regs, (B[0], None, len(B[0]))).astype(np.float64)
-            if outer is not None:
-                p, q, swap = outer
-                xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
-                np.multiply(xs, ys, out=t.reshape(p, q, -1))
-            else:
-                np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=t)
-                np.multiply(t, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]), out=t)
+
+            def product(out=None):
+                out = np.empty((G, b.L)) if out is None else out
+                if outer is not None:
+                    p, q, swap = outer
+                    xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
+                    np.multiply(xs, ys, out=out.reshape(p, q, -1))
+                else:
+                    np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=out)
+                    np.multiply(out, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]),
+                                out=out)
+                return out
+            product(t)
             last = state["last"]
             same = (accumulate and last is not None
                     and all(map(operator.is_, map(regs.__getitem__, dests), state["rows"])))
-            np.add(t, last if same else _stack(regs, C), out=t)
+            c = last if same else _stack(regs, C)
+            np.add(t, c, out=t)
+            round_to_odd(t, product, c)
             if same:
                 np.copyto(last, t, casting="unsafe")  # the registers are rows of `last`: updated in place
                 return

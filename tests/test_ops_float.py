@@ -546,7 +546,6 @@ def test_gross_f64_approximations_zero_the_low_word(op):
     assert [bits_of(v, "f64") & 0xFFFFFFFF for v in d] == [0, 0], [hex(bits_of(v, "f64")) for v in d]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug (documented): fma.rn.f32 rounds through float64, so twice")
 def test_fma_f32_rounds_once():
     """ISA: fma.rn computes a*b+c in infinite precision, then rounds once. Here a*b = 2^-24 (1 + e),
     0 < e < 2^-29: 1 + a*b lies above the midpoint 1 + 2^-24, so the answer is 1 + 2^-23; rounded
@@ -562,7 +561,6 @@ HUGE = np.float64(2.0 ** 1000 * (1 + 2.0 ** -52))
 MAX64 = np.finfo(np.float64).max
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: fma.rn.f64 is unfused where a*b or its splitting overflows")
 @pytest.mark.parametrize("a, b, c", [(HUGE, 1 + 2.0 ** -52, -(HUGE * (1 + 2.0 ** -52))),  # exactly 2^896; unfused: 0
                                      (MAX64, 1.5, -MAX64),  # 0.5 MAX; unfused: inf
                                      (3.0, MAX64, -math.inf)])  # -inf; unfused: inf - inf = NaN
