@@ -293,6 +293,9 @@ def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
     d, a = ins.operands[:2]
     ra, put = reader(a, t, ctx), writer(d, ctx)
     ftz = ins.has("ftz")
+    if base in ("neg", "abs") and ftz and t == "f32":  # subnormal inputs flush to a same-signed zero first
+        f = np.negative if base == "neg" else np.abs
+        return lambda b, m: put(b, f(flush_subnormal(ra(b), dt)).astype(dt), m)
     if base == "neg":
         return lambda b, m: put(b, np.negative(ra(b), dtype=dt), m)
     if base == "abs":
@@ -346,6 +349,14 @@ def decode_minmax(ins: Instruction, pc: int, ctx: Scope) -> Op:
         raise unsupported(ins)
     if dt.kind == "f":
         f = np.fmin if ins.base == "min" else np.fmax
-    else:
-        f = np.minimum if ins.base == "min" else np.maximum
+        zeros = np.bitwise_or if ins.base == "min" else np.bitwise_and  # -0.0 < +0.0: by the sign bit
+        u, ftz = unsigned(dt), ins.has("ftz") and t == "f32"
+
+        def fminmax(b: Batch, m: Mask) -> None:
+            x, y = np.asarray(ra(b), dt), np.asarray(rb(b), dt)
+            if ftz:
+                x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
+            put(b, np.where(x == y, zeros(x.view(u), y.view(u)).view(dt), f(x, y)).astype(dt), m)
+        return fminmax
+    f = np.minimum if ins.base == "min" else np.maximum
     return lambda b, m: put(b, f(ra(b), rb(b)).astype(dt), m)

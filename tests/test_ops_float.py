@@ -204,10 +204,6 @@ def min_num(x, y, t, largest=False):
     return x if pick(kx, ky, key=key) is kx else y
 
 
-def signed_zeros(x, y, *rest) -> bool:
-    return x == 0 and y == 0 and neg(x) != neg(y)
-
-
 TESTP = {"finite": lambda x: np.isfinite(x), "infinite": lambda x: np.isinf(x), "number": lambda x: not np.isnan(x),
          "notanumber": lambda x: np.isnan(x),
          "normal": lambda x: np.isfinite(x) and (x == 0 or abs(x) >= np.finfo(type(x)).tiny),
@@ -235,7 +231,7 @@ COMPARE: list = []
 for t in ("f32", "f64", "f16"):
     for op in ("min", "max"):
         add_case(COMPARE, f"{op}_{t}", f"{op}.{t} %d0, %a0, %a1;", (t, t), (t,),
-                 lambda x, y, t=t, op=op: min_num(x, y, t, op == "max"), skip=signed_zeros)  # zeros: xfail below
+                 lambda x, y, t=t, op=op: min_num(x, y, t, op == "max"))
     if t != "f16":
         add_case(COMPARE, f"copysign_{t}", f"copysign.{t} %d0, %a0, %a1;", (t, t), (t,),
                  lambda a, b, t=t: dt(t)(math.copysign(abs(float(b)), -1.0 if neg(a) else 1.0)) if not np.isnan(b)
@@ -497,7 +493,6 @@ BUGS = Ptx("float_bugs", [
 ])
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: neg.ftz and abs.ftz ignore .ftz")
 @pytest.mark.parametrize("op", ["neg", "abs"])
 def test_neg_abs_ftz_flush_subnormals(op):
     """ISA: {neg,abs}.ftz.f32 flush subnormal inputs and results to sign-preserving zero."""
@@ -506,7 +501,6 @@ def test_neg_abs_ftz_flush_subnormals(op):
     assert [bits_of(x, "f32") for x in d] == [bits_of(np.float32(w), "f32") for w in want], d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: min/max of +0.0 and -0.0 ignore the sign (ISA: -0.0 < +0.0)")
 @pytest.mark.parametrize("op, t", [("min", "f32"), ("max", "f32"), ("min", "f64"), ("max", "f64")])
 def test_min_max_order_negative_zero_below_positive_zero(op, t):
     """ISA: if both inputs are 0.0, +0.0 > -0.0, whichever operand holds which."""
@@ -515,7 +509,6 @@ def test_min_max_order_negative_zero_below_positive_zero(op, t):
     assert [neg(v) for v in d] == [op == "min"] * 2, d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: min.ftz and max.ftz ignore .ftz")
 @pytest.mark.parametrize("op", ["min", "max"])
 def test_min_max_ftz_flush_subnormals(op):
     """ISA: {min,max}.ftz.f32 flush subnormal inputs and results to sign-preserving zero."""
