@@ -745,7 +745,6 @@ def test_b128_values_keep_all_128_bits(name):
     assert out.tolist() == a.tolist(), [hex(v) for v in out.tolist()]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: cvt.pack is neither modelled nor refused (converts a only)")
 def test_cvt_pack_packs_both_saturated_operands():
     """ISA: cvt.pack.sat.u16.s32 d, a, b: d = clamp(a) << 16 | clamp(b), clamped to 0..65535."""
     (d,) = BUGS.run("cvt_pack", np.int32([70000, -5]), np.int32([7, 70000]))
