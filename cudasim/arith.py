@@ -6,9 +6,9 @@ float32 (IEEE round-to-nearest, as `.rn`); `fma.rn.f32` is one float64 multiply-
 product exact) rounded to float32, the rare sums that land on a float32 midpoint first made
 round-to-odd so that the two roundings give the single one the ISA asks for; `fma.rn.f64`
 uses an error-free product and sum (at most 1 ulp), and exact rationals on the lanes whose
-product or splitting leaves the float64 range. Approximate functions (`rcp.approx`, `sqrt.approx`, `ex2.approx`, ...) are
-computed to full precision, which is within the few ulp the ISA allows the GPU. Directed
-roundings and carry chains are refused.
+product or splitting leaves the float64 range. Approximate functions (`rcp.approx`,
+`sqrt.approx`, `ex2.approx`, ...) are computed to full precision, which is within the few
+ulp the ISA allows the GPU. Directed roundings and carry chains are refused.
 """
 from __future__ import annotations
 
@@ -100,17 +100,20 @@ def _exact_fma64(x: float, y: float, z: float) -> float:
         return -math.inf if v < 0 else math.inf
 
 
-def round_to_odd(s: np.ndarray, product, c) -> None:
+def round_to_odd(s: np.ndarray, product, c, scratch: "np.ndarray | None" = None) -> None:
     """In place: make the float64 sums `s` = product + c round-to-odd where they may sit on a
-    float32 rounding midpoint, so that rounding them to float32 rounds the exact sum once.
-    A midpoint has its low 28 bits zero (the low 16 are checked first, cheaply);
-    `product()` recomputes the exact products (shape of s), only when there are such lanes."""
-    lo = s.view(np.uint16)[..., ::4]  # the lowest 16 bits of each float64 (little-endian)
-    if np.count_nonzero(lo) == lo.size:
-        return
+    float32 rounding midpoint (low 28 bits zero: one masked pass finds none, nearly always), so
+    that rounding them to float32 rounds the exact sum once. `product()` gives the exact
+    products (shape of s), asked for only then; `scratch`: a float64 buffer of s's shape to use."""
     u = s.view(np.uint64)
-    idx = np.flatnonzero(lo == 0)
-    idx = idx[(u.flat[idx] & np.uint64(0x0FFFFFFF)) == 0]
+    low = np.bitwise_and(u, np.uint64(0x0FFFFFFF), out=None if scratch is None else scratch.view(np.uint64))
+    if low.size == 0 or low.min() != 0:
+        return
+    idx = np.flatnonzero(low == 0)
+    ui = u.flat[idx]
+    # a midpoint has bit 28 set, or lies below float32's normal range (0x3810... is 2^-126)
+    tiny = (ui & np.uint64(0x7FFFFFFFFFFFFFFF)) < np.uint64(0x3810000000000000)
+    idx = idx[((ui & np.uint64(0x10000000)) != 0) | tiny]
     if not idx.size:
         return
     si = s.flat[idx]

@@ -127,10 +127,10 @@ class Fusion:
 
     def _fuse_fma32(self, pcs: list[int]):
         """A group of `fma.rn.f32 d, a, b, c` (the FFMA tile of a GEMM): each product exact in
-        float64, plus c, rounded once to float32 (`arith.round_to_odd` first), as `arith.decode_fma`;
-        the products of the distinct a and b rows are formed by broadcasting where the group is their outer product,
-        and the sum is written in place over accumulators that are still the rows this group
-        wrote last time."""
+        float64, plus c, rounded once to float32 (`arith.round_to_odd` first), as
+        `arith.decode_fma`; the products of the distinct a and b rows are formed by broadcasting
+        where the group is their outer product, and the sum is written in place over accumulators
+        that are still the rows this group wrote last time."""
         body = self.body
         a_rows, b_rows, c_rows, dests = ([body[pc].operands[i].name for pc in pcs] for i in (1, 2, 3, 0))
         A, B, C = _rows(a_rows), _rows(b_rows), _rows(c_rows)
@@ -138,7 +138,7 @@ class Fusion:
         outer = _outer(A, B)
         accumulate = c_rows == dests
         generic = self._fuse_generic(pcs)
-        state: dict = {"last": None, "rows": (), "t": None, "t2": None}
+        state: dict = {"last": None, "rows": (), "t": None, "t2": None, "s": None}
 
         def fused(b: Batch, m: Mask) -> None:
             if not m.full:
@@ -147,32 +147,27 @@ class Fusion:
             t = state["t"]
             if t is None or t.shape != (G, b.L):
                 t = state["t"] = np.empty((G, b.L))
-                state["t2"] = np.empty((G, b.L))
+                state["t2"], state["s"] = np.empty((G, b.L)), np.empty((G, b.L))
             x = _stack(regs, (A[0], None, len(A[0]))).astype(np.float64)
             y = _stack(regs, (B[0], None, len(B[0]))).astype(np.float64)
-
-            def product(out=None):
-                out = np.empty((G, b.L)) if out is None else out
-                if outer is not None:
-                    p, q, swap = outer
-                    xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
-                    np.multiply(xs, ys, out=out.reshape(p, q, -1))
-                else:
-                    np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=out)
-                    np.multiply(out, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]),
-                                out=out)
-                return out
-            product(t)
+            if outer is not None:
+                p, q, swap = outer
+                xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
+                np.multiply(xs, ys, out=t.reshape(p, q, -1))
+            else:
+                np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=t)
+                np.multiply(t, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]), out=t)
             last = state["last"]
             same = (accumulate and last is not None
                     and all(map(operator.is_, map(regs.__getitem__, dests), state["rows"])))
             c = last if same else _stack(regs, C)
-            np.add(t, c, out=t)
-            round_to_odd(t, product, c)
+            s = state["s"]
+            np.add(t, c, out=s)  # the products stay in t, for round_to_odd
+            round_to_odd(s, lambda: t, c, state["t2"])
             if same:
-                np.copyto(last, t, casting="unsafe")  # the registers are rows of `last`: updated in place
+                np.copyto(last, s, casting="unsafe")  # the registers are rows of `last`: updated in place
                 return
-            out = t.astype(np.float32)
+            out = s.astype(np.float32)
             rows = tuple(out)
             for name, r in zip(dests, rows):
                 regs[name] = r
