@@ -215,6 +215,11 @@ def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
             put(b, np.asarray(ra(b)).astype(w) * np.asarray(rb(b)).astype(w) + rc(b), m)
         return wide
     rc = reader(c, t, ctx)
+    if ins.has("hi") and ins.has("sat"):  # .sat (.s32 only): the addition clamps to MININT..MAXINT
+        if t != "s32":
+            raise unsupported(ins)
+        return lambda b, m: put(b, np.clip(np.asarray(_mulhi(ra(b), rb(b), dt), np.int64) + np.asarray(rc(b), np.int64),
+                                           -2 ** 31, 2 ** 31 - 1).astype(np.int32), m)
     if ins.has("hi"):
         return lambda b, m: put(b, np.add(_mulhi(ra(b), rb(b), dt), rc(b), dtype=dt), m)
     if ins.has("cc"):

@@ -159,14 +159,19 @@ def decode_setp(ins: Instruction, pc: int, ctx: Scope) -> Op:
 def decode_selp(ins: Instruction, pc: int, ctx: Scope) -> Op:
     t = ins.type
     d, a, bo, c = ins.operands[:4]
-    ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
+    put = writer(d, ctx)
     if ins.base == "selp":
-        rc = reader(c, "pred", ctx)
+        ra, rb, rc = reader(a, t, ctx), reader(bo, t, ctx), reader(c, "pred", ctx)
         return lambda b, m: put(b, np.where(rc(b), ra(b), rb(b)), m)
-    ct = ins.types[-1]
-    rc = reader(c, ct, ctx)
-    dt = dtype_of(ins.types[0])
-    return lambda b, m: put(b, np.where(np.asarray(rc(b)) >= 0, ra(b), rb(b)).astype(dt), m)
+    # slct.dtype.ctype: a and b are of the first type, copied unchanged; c of the last decides
+    dtn, ct = ins.types[0], ins.types[-1]
+    ra, rb, rc = reader(a, dtn, ctx), reader(bo, dtn, ctx), reader(c, ct, ctx)
+    dt, ftz = dtype_of(dtn), ins.has("ftz") and ct == "f32"  # .ftz flushes a subnormal c to a signed zero
+
+    def slct(b: Batch, m: Mask) -> None:
+        z = np.asarray(rc(b))
+        put(b, np.where((flush_subnormal(z, z.dtype) if ftz else z) >= 0, ra(b), rb(b)).astype(dt), m)
+    return slct
 
 
 _IRND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
@@ -306,10 +311,13 @@ def decode_bfe(ins: Instruction, pc: int, ctx: Scope) -> Op:
         maskv = np.where(n_c >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
                          (np.uint64(1) << np.minimum(n_c, np.uint64(63))) - np.uint64(1))
         r = shifted & maskv
-        if dt.kind == "i":  # sign bit: bit pos+len-1 of x (or the top bit if beyond)
-            sbit = np.minimum(pos + n_c - np.uint64(1), np.uint64(w - 1))
+        if dt.kind == "i":  # sign bit: bit pos+len-1 of x (or the msb if beyond), filling every bit above
+            sbit = np.minimum(pos + n_c - np.uint64(1), np.uint64(w - 1))  # the field's part below the msb
             sign = ((x >> sbit) & np.uint64(1)).astype(bool) & (n_c > 0)
-            r = np.where(sign, r | ~maskv, r)
+            inside = np.minimum(n_c, np.uint64(w) - pos_c)
+            fill = np.where(inside >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                            (np.uint64(1) << np.minimum(inside, np.uint64(63))) - np.uint64(1))
+            r = np.where(sign, r | ~fill, r)
         r = np.where(n_c == 0, np.uint64(0), r)
         put(b, r.astype(u), m)
     return op
@@ -389,6 +397,6 @@ def decode_testp(ins: Instruction, pc: int, ctx: Scope) -> Op:
     ra, put = reader(a, t, ctx), writer(d, ctx)
     kind = ins.mods[0]
     f = {"finite": np.isfinite, "infinite": np.isinf, "number": lambda x: ~np.isnan(x), "notanumber": np.isnan,
-         "normal": lambda x: np.isfinite(x) & (np.abs(x) >= np.finfo(x.dtype).tiny),
+         "normal": lambda x: np.isfinite(x) & ((np.abs(x) >= np.finfo(x.dtype).tiny) | (x == 0)),  # ISA: zeros too
          "subnormal": lambda x: (np.abs(x) < np.finfo(x.dtype).tiny) & (x != 0)}[kind]
     return lambda b, m: put(b, f(np.asarray(ra(b))), m)

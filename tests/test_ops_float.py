@@ -237,8 +237,7 @@ for t in ("f32", "f64", "f16"):
                  lambda a, b, t=t: dt(t)(math.copysign(abs(float(b)), -1.0 if neg(a) else 1.0)) if not np.isnan(b)
                  else b)
         for p, f in TESTP.items():
-            add_case(COMPARE, f"testp_{p}_{t}", f"testp.{p}.{t} %d0, %a0;", (t,), ("pred",), f,
-                     skip=(lambda x: x == 0) if p == "normal" else None)  # zero: xfail below
+            add_case(COMPARE, f"testp_{p}_{t}", f"testp.{p}.{t} %d0, %a0;", (t,), ("pred",), f)
     for op in FCMP if t != "f16" else ("eq", "ltu", "nan"):
         add_case(COMPARE, f"setp_{op}_{t}", f"setp.{op}.{t} %d0, %a0, %a1;", (t, t), ("pred",), fcmp(op))
 for op in ("lt", "geu"):
@@ -515,7 +514,6 @@ def test_min_max_ftz_flush_subnormals(op):
     assert d[0] == 0 and not neg(d[0]), d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: testp.normal is false for zero (ISA: zeros are normal)")
 @pytest.mark.parametrize("t", ["f32", "f64"])
 def test_testp_normal_counts_zeros_as_normal(t):
     """ISA: "As a special case, positive and negative zero are considered normal numbers"."""
