@@ -264,12 +264,16 @@ def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
         if ins.has("rz", "rm", "rp"):
             raise unsupported(ins, "directed rounding")
         ftz = ins.has("ftz")
+        approx = ins.has("approx") and t == "f32"
 
         def fdiv(b: Batch, m: Mask) -> None:
             x, y = ra(b), rb(b)
             if ftz:
                 x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
             r = np.divide(x, y, dtype=dt)
+            if approx:  # ISA: for 2^126 < |b| < 2^128, NaN if a is infinite, else a signed zero
+                huge = (np.abs(y) > dt.type(2.0 ** 126)) & np.isfinite(y) & ~np.isnan(x)
+                r = np.where(huge, np.where(np.isinf(x), dt.type(np.nan), r * dt.type(0)), r).astype(dt)
             put(b, flush_subnormal(r, dt) if ftz else r, m)
         return fdiv
     rem = ins.base == "rem"
@@ -335,6 +339,8 @@ def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
         raise unsupported(ins, "directed rounding")
     f = fns[base]
     exact_f32 = base == "sqrt" and not ins.has("approx") and t == "f32"
+    if base in ("rcp", "rsqrt") and ins.has("approx") and ftz and t == "f64":
+        return _gross_f64(f, ra, put)
 
     def fop(b: Batch, m: Mask) -> None:
         x = ra(b)
@@ -346,6 +352,20 @@ def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
             r = f(np.asarray(x, np.float64)).astype(dt)
         put(b, flush_subnormal(r, dt) if ftz else r, m)
     return fop
+
+
+def _gross_f64(f, ra, put) -> Op:
+    """{rcp,rsqrt}.approx.ftz.f64: the ISA computes from the upper word of a and zeroes the low
+    32 bits of d (subnormals flushed; NaN stays NaN)."""
+    hi = np.uint64(0xFFFFFFFF00000000)
+
+    def op(b: Batch, m: Mask) -> None:
+        x = flush_subnormal(np.asarray(ra(b), np.float64), np.dtype(np.float64))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.asarray(flush_subnormal(f((x.view(np.uint64) & hi).view(np.float64)), np.dtype(np.float64)))
+        r = (r.view(np.uint64) & hi).view(np.float64)
+        put(b, np.where(np.isnan(x), x, r), m)
+    return op
 
 
 def decode_minmax(ins: Instruction, pc: int, ctx: Scope) -> Op:

@@ -521,14 +521,12 @@ def test_testp_normal_counts_zeros_as_normal(t):
     assert d.tolist() == [1, 1]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: div.approx.f32 by |b| > 2^126 is exact, not 0 (NaN for inf a)")
 def test_div_approx_by_a_huge_divisor_gives_zero():
     """ISA: for 2^126 < |b| < 2^128, div.approx.f32 returns NaN if a is infinite, else sign-preserving zero."""
     (d,) = FLOAT_FUNCS.run("div_approx_f32", np.float32([1.0, -3.0, math.inf]), np.float32([2.0 ** 127] * 3))
     assert bits_of(d[0], "f32") == 0 and bits_of(d[1], "f32") == 0x80000000 and np.isnan(d[2]), d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: rcp/rsqrt.approx.ftz.f64 keep the low 32 bits the ISA zeroes")
 @pytest.mark.parametrize("op", ["rcp", "rsqrt"])
 def test_gross_f64_approximations_zero_the_low_word(op):
     """ISA: {rcp,rsqrt}.approx.ftz.f64 compute from the upper word and zero the low 32 bits of d."""
