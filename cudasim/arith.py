@@ -151,7 +151,18 @@ def _clz(x, width: int):
     return n.astype(np.uint32)
 
 
+_HALF_PAIRS = frozenset({"f16x2", "bf16", "bf16x2"})  # held as integers: their arithmetic is not modelled
+
+
+def refuse_half_pairs(ins: Instruction) -> None:
+    """f16x2, bf16 and bf16x2 live in integer registers here: computing on them would compute on
+    their bits, so refuse."""
+    if _HALF_PAIRS.intersection(ins.types):
+        raise unsupported(ins, f".{ins.type} arithmetic is not modelled")
+
+
 def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     base, t = ins.base, ins.type
     dt = dtype_of(t)
     d, a, bo = ins.operands[:3]
@@ -200,6 +211,7 @@ def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     if dt.kind == "f":
@@ -228,6 +240,7 @@ def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     if ins.has("rz", "rm", "rp"):
@@ -256,6 +269,7 @@ def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     d, a, bo = ins.operands[:3]
@@ -300,6 +314,7 @@ def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     base, t = ins.base, ins.type
     dt = dtype_of(t)
     d, a = ins.operands[:2]
@@ -369,6 +384,7 @@ def _gross_f64(f, ra, put) -> Op:
 
 
 def decode_minmax(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     d, a, bo = ins.operands[:3]

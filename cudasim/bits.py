@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from .arith import flush_subnormal, saturate
+from .arith import flush_subnormal, refuse_half_pairs, saturate
 from .operands import Op, Scope, cast, dtype_of, reader, unsigned, unsupported, writer
 from .ptx import Instruction, Operand
 from .state import Batch, Mask
@@ -121,6 +121,7 @@ _BOOL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
 def decode_setp(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     cmp = ins.mods[0]
@@ -385,6 +386,7 @@ def decode_prmt(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_copysign(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     d, a, bo = ins.operands[:3]
     ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
@@ -392,6 +394,7 @@ def decode_copysign(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_testp(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     d, a = ins.operands[:2]
     ra, put = reader(a, t, ctx), writer(d, ctx)

@@ -600,7 +600,6 @@ def test_cvt_ftz_applies_to_the_f32_operand_only(form, x, want):
     assert float(d[0]) == want, d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: .f16x2 and .bf16 arithmetic runs as integer arithmetic")
 @pytest.mark.parametrize("form, a, b, want", [("add_rn_f16x2", np.uint32([0x3C003C00]), np.uint32([0x3C003C00]),
                                                0x40004000),
                                               ("mul_rn_bf16", np.uint16([0x3F80]), np.uint16([0x4000]), 0x4000)])
