@@ -76,7 +76,7 @@ class Fusion:
     def _regs_of(self, o: Operand) -> list[str]:
         if o.kind == "reg" or (o.kind == "sym" and o.name in self.reg_types):
             return [o.name]
-        if o.kind == "vec":
+        if o.kind in ("vec", "not"):
             return [x for it in o.items for x in self._regs_of(it)]
         if o.kind == "mem" and o.base is not None:
             return self._regs_of(o.base)

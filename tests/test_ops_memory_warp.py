@@ -755,7 +755,6 @@ def test_cvt_pack_packs_both_saturated_operands():
     assert d.tolist() == [0xFFFF0007, 0x0000FFFF], [hex(v) for v in d.tolist()]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: a negated predicate operand is a parse error, not a named refusal")
 def test_negated_predicate_operand_is_modelled_or_refused_by_name():
     """`!%p` as a source (vote, setp's c, ...) is valid PTX: run it, or refuse with UnsupportedInstruction."""
     try:
