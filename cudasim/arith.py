@@ -102,9 +102,10 @@ def _exact_fma64(x: float, y: float, z: float) -> float:
 
 def round_to_odd(s: np.ndarray, product, c, scratch: "np.ndarray | None" = None) -> None:
     """In place: make the float64 sums `s` = product + c round-to-odd where they may sit on a
-    float32 rounding midpoint (low 28 bits zero: one masked pass finds none, nearly always), so
-    that rounding them to float32 rounds the exact sum once. `product()` gives the exact
-    products (shape of s), asked for only then; `scratch`: a float64 buffer of s's shape to use."""
+    float32 rounding midpoint, so that rounding them to float32 rounds the exact sum once. A
+    midpoint has its low 28 bits zero: one masked pass (into `scratch`, a float64 array of s's
+    shape that may be overwritten, if given) nearly always finds none. `product()` gives the
+    exact products (shape of s), asked for only when there are candidates."""
     u = s.view(np.uint64)
     low = np.bitwise_and(u, np.uint64(0x0FFFFFFF), out=None if scratch is None else scratch.view(np.uint64))
     if low.size == 0 or low.min() != 0:
@@ -113,7 +114,8 @@ def round_to_odd(s: np.ndarray, product, c, scratch: "np.ndarray | None" = None)
     ui = u.flat[idx]
     # a midpoint has bit 28 set, or lies below float32's normal range (0x3810... is 2^-126)
     tiny = (ui & np.uint64(0x7FFFFFFFFFFFFFFF)) < np.uint64(0x3810000000000000)
-    idx = idx[((ui & np.uint64(0x10000000)) != 0) | tiny]
+    keep = ((ui & np.uint64(0x10000000)) != 0) | tiny
+    idx, ui = idx[keep], ui[keep]
     if not idx.size:
         return
     si = s.flat[idx]
@@ -122,7 +124,7 @@ def round_to_odd(s: np.ndarray, product, c, scratch: "np.ndarray | None" = None)
     with np.errstate(invalid="ignore", over="ignore"):
         bb = si - p
         e = (p - (si - bb)) + (ci - bb)  # the exact error of the float64 sum (TwoSum)
-    fix = np.isfinite(si) & (e != 0) & ((u.flat[idx] & np.uint64(1)) == 0)
+    fix = np.isfinite(si) & (e != 0) & ((ui & np.uint64(1)) == 0)
     if fix.any():
         s.flat[idx[fix]] = np.nextafter(si[fix], np.copysign(np.inf, e[fix]))
 

@@ -150,20 +150,25 @@ class Fusion:
                 state["t2"], state["s"] = np.empty((G, b.L)), np.empty((G, b.L))
             x = _stack(regs, (A[0], None, len(A[0]))).astype(np.float64)
             y = _stack(regs, (B[0], None, len(B[0]))).astype(np.float64)
-            if outer is not None:
-                p, q, swap = outer
-                xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
-                np.multiply(xs, ys, out=t.reshape(p, q, -1))
-            else:
-                np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=t)
-                np.multiply(t, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]), out=t)
+
+            def product(out: np.ndarray) -> np.ndarray:
+                if outer is not None:
+                    p, q, swap = outer
+                    xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
+                    np.multiply(xs, ys, out=out.reshape(p, q, -1))
+                else:
+                    np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=out)
+                    np.multiply(out, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]),
+                                out=out)
+                return out
+            product(t)
             last = state["last"]
             same = (accumulate and last is not None
                     and all(map(operator.is_, map(regs.__getitem__, dests), state["rows"])))
             c = last if same else _stack(regs, C)
             s = state["s"]
-            np.add(t, c, out=s)  # the products stay in t, for round_to_odd
-            round_to_odd(s, lambda: t, c, state["t2"])
+            np.add(t, c, out=s)
+            round_to_odd(s, lambda: product(np.empty_like(t)), c, scratch=t)  # t is free now: its scratch
             if same:
                 np.copyto(last, s, casting="unsafe")  # the registers are rows of `last`: updated in place
                 return
