@@ -76,10 +76,10 @@ def _two_prod_fma64(a, b, c):
         bb = s - p
         t = (p - (s - bb)) + (c - bb)
         r = np.asarray(s + (t + e))
-        bad = ~(np.isfinite(r) & np.isfinite(p)) | (np.maximum(np.abs(a), np.abs(b)) > 2.0 ** 995)
-        if bad.any():
-            r = r.copy()
-            idx = np.flatnonzero(bad)
+        odd = ~np.isfinite(r)  # an overflowing product or splitting ends here as inf or NaN
+        if odd.any():
+            r = np.where(odd, a * b + c, r)  # right where an operand is inf or NaN
+            idx = np.flatnonzero(odd & np.isfinite(a) & np.isfinite(b))  # a finite product: exactly
             r.flat[idx] = [_exact_fma64(x, y, z) for x, y, z in zip(a.flat[idx], b.flat[idx], c.flat[idx])]
     return r if r.ndim else r[()]
 
