@@ -166,13 +166,12 @@ class Fusion:
             same = (accumulate and last is not None
                     and all(map(operator.is_, map(regs.__getitem__, dests), state["rows"])))
             c = last if same else _stack(regs, C)
-            s = state["s"]
-            np.add(t, c, out=s)
-            round_to_odd(s, lambda: product(np.empty_like(t)), c, scratch=t)  # t is free now: its scratch
+            np.add(t, c, out=t)
+            round_to_odd(t, lambda: product(np.empty_like(t)), c, scratch=state["s"])
             if same:
-                np.copyto(last, s, casting="unsafe")  # the registers are rows of `last`: updated in place
+                np.copyto(last, t, casting="unsafe")  # the registers are rows of `last`: updated in place
                 return
-            out = s.astype(np.float32)
+            out = t.astype(np.float32)
             rows = tuple(out)
             for name, r in zip(dests, rows):
                 regs[name] = r

@@ -536,6 +536,27 @@ def test_fma_f32_rounds_once():
     assert bits_of(d[0], "f32") == bits_of(want, "f32"), d
 
 
+FMA_GROUP = Ptx("fma_group", [Entry("fma4", "\n".join(f"fma.rn.f32 %d{i}, %a{i}, %a4, %a5;" for i in range(4)),
+                                    ("f32",) * 6, ("f32",) * 4)])
+
+
+@PROPS
+@given(e=st.lists(st.integers(-20, 20), min_size=32, max_size=32), sign=st.lists(st.sampled_from([1, -1]), min_size=32,
+                                                                              max_size=32),
+       nudge=st.lists(st.sampled_from([0, 0, 1, -1]), min_size=32, max_size=32))
+def test_fused_fma_group_rounds_once(e, sign, nudge):
+    """Four fma.rn.f32 in a row run as one fused group (the FFMA tile path): each lane is the case of
+    test_fma_f32_rounds_once scaled by a power of two and a sign (just off a midpoint), or b one ulp away."""
+    a0, b0 = np.float32(0xFFF01F * 2.0 ** -23), np.float32(0x8007F1 * 2.0 ** -48)
+    b = np.float32([(b0 + np.float32(n * 2.0 ** -47)) * np.float32(s * 2.0 ** x) for x, s, n in zip(e, sign, nudge)])
+    c = np.float32([s * 2.0 ** x for x, s in zip(e, sign)])
+    ins = [np.full(32, a0, np.float32)] * 4 + [b, c]
+    outs = FMA_GROUP.run("fma4", *ins)
+    want = [bits_of(ieee_fma(a0, b[j], c[j], "f32"), "f32") for j in range(32)]
+    for d in outs:
+        assert [bits_of(x, "f32") for x in d] == want
+
+
 HUGE = np.float64(2.0 ** 1000 * (1 + 2.0 ** -52))
 MAX64 = np.finfo(np.float64).max
 
