@@ -2,14 +2,18 @@
 min/max and the unary functions, each decoded once into a closure over lane vectors.
 
 Arithmetic follows the PTX ISA: integers wrap at their width; float32 arithmetic is done in
-float32 (IEEE round-to-nearest, as `.rn`); `fma.rn.f32` is computed as one float64
-multiply-add rounded to float32, which is exact for the product and rounds twice only in
-rare ties (at most 1 ulp from the GPU); `fma.rn.f64` uses an error-free product and sum (at
-most 1 ulp). Approximate functions (`rcp.approx`, `sqrt.approx`, `ex2.approx`, ...) are
-computed to full precision, which is within the few ulp the ISA allows the GPU. Directed
-roundings and carry chains are refused.
+float32 (IEEE round-to-nearest, as `.rn`); `fma.rn.f32` is one float64 multiply-add (the
+product exact) rounded to float32, the rare sums that land on a float32 midpoint first made
+round-to-odd so that the two roundings give the single one the ISA asks for; `fma.rn.f64`
+uses an error-free product and sum (at most 1 ulp), and exact rationals on the lanes whose
+product or splitting leaves the float64 range. Approximate functions (`rcp.approx`,
+`sqrt.approx`, `ex2.approx`, ...) are computed to full precision, which is within the few
+ulp the ISA allows the GPU. Directed roundings and carry chains are refused.
 """
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -55,24 +59,74 @@ def _mulhi(a, b, dt: np.dtype):
 
 
 def _two_prod_fma64(a, b, c):
-    """fma in float64 via error-free transformations (Dekker product, Knuth sum): <= 1 ulp."""
-    a = np.asarray(a, np.float64)
-    b = np.asarray(b, np.float64)
-    c = np.asarray(c, np.float64)
-    p = a * b
-    split = 134217729.0
-    ta = a * split
-    ah = ta - (ta - a)
-    al = a - ah
-    tb = b * split
-    bh = tb - (tb - b)
-    bl = b - bh
-    e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-    s = p + c
-    bb = s - p
-    t = (p - (s - bb)) + (c - bb)
-    r = s + (t + e)
-    return np.where(np.isfinite(r) & np.isfinite(p), r, a * b + c)
+    """fma in float64 via error-free transformations (Dekker product, Knuth sum): <= 1 ulp; the
+    lanes where the product or its splitting overflows are done exactly (`_exact_fma64`)."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
+    with np.errstate(over="ignore", invalid="ignore"):
+        p = a * b
+        split = 134217729.0
+        ta = a * split
+        ah = ta - (ta - a)
+        al = a - ah
+        tb = b * split
+        bh = tb - (tb - b)
+        bl = b - bh
+        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
+        s = p + c
+        bb = s - p
+        t = (p - (s - bb)) + (c - bb)
+        r = np.asarray(s + (t + e))
+        odd = ~np.isfinite(r)  # an overflowing product or splitting ends here as inf or NaN
+        if odd.any():
+            r = np.where(odd, a * b + c, r)  # right where an operand is inf or NaN
+            idx = np.flatnonzero(odd & np.isfinite(a) & np.isfinite(b))  # a finite product: exactly
+            r.flat[idx] = [_exact_fma64(x, y, z) for x, y, z in zip(a.flat[idx], b.flat[idx], c.flat[idx])]
+    return r if r.ndim else r[()]
+
+
+def _exact_fma64(x: float, y: float, z: float) -> float:
+    """x*y+z rounded once (Python's int division rounds correctly): for the rare lanes only."""
+    x, y, z = float(x), float(y), float(z)
+    if not (math.isfinite(x) and math.isfinite(y)):
+        return x * y + z  # an infinite or NaN product: IEEE's unfused result is the fused one
+    if not math.isfinite(z):
+        return z
+    v = Fraction(x) * Fraction(y) + Fraction(z)
+    if v == 0:  # exact zero: +0 unless both addends are -0 (round to nearest)
+        return x * y + z if x * y == 0 else 0.0
+    try:
+        return v.numerator / v.denominator
+    except OverflowError:
+        return -math.inf if v < 0 else math.inf
+
+
+def round_to_odd(s: np.ndarray, product, c, scratch: "np.ndarray | None" = None) -> None:
+    """In place: make the float64 sums `s` = product + c round-to-odd where they may sit on a
+    float32 rounding midpoint, so that rounding them to float32 rounds the exact sum once. A
+    midpoint has its low 28 bits zero: one masked pass (into `scratch`, a float64 array of s's
+    shape that may be overwritten, if given) nearly always finds none. `product()` gives the
+    exact products (shape of s), asked for only when there are candidates."""
+    u = s.view(np.uint64)
+    low = np.bitwise_and(u, np.uint64(0x0FFFFFFF), out=None if scratch is None else scratch.view(np.uint64))
+    if low.size == 0 or low.min() != 0:
+        return
+    idx = np.flatnonzero(low == 0)
+    ui = u.flat[idx]
+    # a midpoint has bit 28 set, or lies below float32's normal range (0x3810... is 2^-126)
+    tiny = (ui & np.uint64(0x7FFFFFFFFFFFFFFF)) < np.uint64(0x3810000000000000)
+    keep = ((ui & np.uint64(0x10000000)) != 0) | tiny
+    idx, ui = idx[keep], ui[keep]
+    if not idx.size:
+        return
+    si = s.flat[idx]
+    p = np.broadcast_to(product(), s.shape).flat[idx]
+    ci = np.broadcast_to(np.asarray(c, np.float64), s.shape).flat[idx]
+    with np.errstate(invalid="ignore", over="ignore"):
+        bb = si - p
+        e = (p - (si - bb)) + (ci - bb)  # the exact error of the float64 sum (TwoSum)
+    fix = np.isfinite(si) & (e != 0) & ((ui & np.uint64(1)) == 0)
+    if fix.any():
+        s.flat[idx[fix]] = np.nextafter(si[fix], np.copysign(np.inf, e[fix]))
 
 
 def _popc(x):
@@ -99,7 +153,18 @@ def _clz(x, width: int):
     return n.astype(np.uint32)
 
 
+_HALF_PAIRS = frozenset({"f16x2", "bf16", "bf16x2"})  # held as integers: their arithmetic is not modelled
+
+
+def refuse_half_pairs(ins: Instruction) -> None:
+    """f16x2, bf16 and bf16x2 live in integer registers here: computing on them would compute on
+    their bits, so refuse."""
+    if _HALF_PAIRS.intersection(ins.types):
+        raise unsupported(ins, f".{ins.type} arithmetic is not modelled")
+
+
 def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     base, t = ins.base, ins.type
     dt = dtype_of(t)
     d, a, bo = ins.operands[:3]
@@ -148,6 +213,7 @@ def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     if dt.kind == "f":
@@ -163,6 +229,11 @@ def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
             put(b, np.asarray(ra(b)).astype(w) * np.asarray(rb(b)).astype(w) + rc(b), m)
         return wide
     rc = reader(c, t, ctx)
+    if ins.has("hi") and ins.has("sat"):  # .sat (.s32 only): the addition clamps to MININT..MAXINT
+        if t != "s32":
+            raise unsupported(ins)
+        return lambda b, m: put(b, np.clip(np.asarray(_mulhi(ra(b), rb(b), dt), np.int64) + np.asarray(rc(b), np.int64),
+                                           -2 ** 31, 2 ** 31 - 1).astype(np.int32), m)
     if ins.has("hi"):
         return lambda b, m: put(b, np.add(_mulhi(ra(b), rb(b), dt), rc(b), dtype=dt), m)
     if ins.has("cc"):
@@ -171,6 +242,7 @@ def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     if ins.has("rz", "rm", "rp"):
@@ -184,7 +256,9 @@ def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
             if ftz:
                 x, y, z = flush_subnormal(x, dt), flush_subnormal(y, dt), flush_subnormal(z, dt)
             r = np.multiply(x, y, dtype=np.float64)
-            r = np.add(r, z, out=r if type(r) is np.ndarray else None).astype(np.float32)
+            r = np.atleast_1d(np.add(r, z, out=r if type(r) is np.ndarray else None))
+            round_to_odd(r, lambda: np.multiply(x, y, dtype=np.float64), z)
+            r = r.astype(np.float32)
             if ftz:
                 r = flush_subnormal(r, dt)
             if sat:
@@ -197,6 +271,7 @@ def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     d, a, bo = ins.operands[:3]
@@ -205,12 +280,16 @@ def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
         if ins.has("rz", "rm", "rp"):
             raise unsupported(ins, "directed rounding")
         ftz = ins.has("ftz")
+        approx = ins.has("approx") and t == "f32"
 
         def fdiv(b: Batch, m: Mask) -> None:
             x, y = ra(b), rb(b)
             if ftz:
                 x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
             r = np.divide(x, y, dtype=dt)
+            if approx:  # ISA: for 2^126 < |b| < 2^128, NaN if a is infinite, else a signed zero
+                huge = (np.abs(y) > dt.type(2.0 ** 126)) & np.isfinite(y) & ~np.isnan(x)
+                r = np.where(huge, np.where(np.isinf(x), dt.type(np.nan), r * dt.type(0)), r).astype(dt)
             put(b, flush_subnormal(r, dt) if ftz else r, m)
         return fdiv
     rem = ins.base == "rem"
@@ -237,11 +316,15 @@ def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     base, t = ins.base, ins.type
     dt = dtype_of(t)
     d, a = ins.operands[:2]
     ra, put = reader(a, t, ctx), writer(d, ctx)
     ftz = ins.has("ftz")
+    if base in ("neg", "abs") and ftz and t == "f32":  # subnormal inputs flush to a same-signed zero first
+        f = np.negative if base == "neg" else np.abs
+        return lambda b, m: put(b, f(flush_subnormal(ra(b), dt)).astype(dt), m)
     if base == "neg":
         return lambda b, m: put(b, np.negative(ra(b), dtype=dt), m)
     if base == "abs":
@@ -273,6 +356,8 @@ def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
         raise unsupported(ins, "directed rounding")
     f = fns[base]
     exact_f32 = base == "sqrt" and not ins.has("approx") and t == "f32"
+    if base in ("rcp", "rsqrt") and ins.has("approx") and ftz and t == "f64":
+        return _gross_f64(f, ra, put)
 
     def fop(b: Batch, m: Mask) -> None:
         x = ra(b)
@@ -286,7 +371,22 @@ def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
     return fop
 
 
+def _gross_f64(f, ra, put) -> Op:
+    """{rcp,rsqrt}.approx.ftz.f64: the ISA computes from the upper word of a and zeroes the low
+    32 bits of d (subnormals flushed; NaN stays NaN)."""
+    hi = np.uint64(0xFFFFFFFF00000000)
+
+    def op(b: Batch, m: Mask) -> None:
+        x = flush_subnormal(np.asarray(ra(b), np.float64), np.dtype(np.float64))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            r = np.asarray(flush_subnormal(f((x.view(np.uint64) & hi).view(np.float64)), np.dtype(np.float64)))
+        r = (r.view(np.uint64) & hi).view(np.float64)
+        put(b, np.where(np.isnan(x), x, r), m)
+    return op
+
+
 def decode_minmax(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     d, a, bo = ins.operands[:3]
@@ -295,6 +395,14 @@ def decode_minmax(ins: Instruction, pc: int, ctx: Scope) -> Op:
         raise unsupported(ins)
     if dt.kind == "f":
         f = np.fmin if ins.base == "min" else np.fmax
-    else:
-        f = np.minimum if ins.base == "min" else np.maximum
+        zeros = np.bitwise_or if ins.base == "min" else np.bitwise_and  # -0.0 < +0.0: by the sign bit
+        u, ftz = unsigned(dt), ins.has("ftz") and t == "f32"
+
+        def fminmax(b: Batch, m: Mask) -> None:
+            x, y = np.asarray(ra(b), dt), np.asarray(rb(b), dt)
+            if ftz:
+                x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
+            put(b, np.where(x == y, zeros(x.view(u), y.view(u)).view(dt), f(x, y)).astype(dt), m)
+        return fminmax
+    f = np.minimum if ins.base == "min" else np.maximum
     return lambda b, m: put(b, f(ra(b), rb(b)).astype(dt), m)

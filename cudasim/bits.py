@@ -3,7 +3,8 @@ closure over lane vectors.
 
 Shifts clamp the shift amount to the width (a logical `shr` for unsigned and bit types,
 arithmetic for signed); comparisons follow the PTX ISA's ordered and unordered forms;
-conversions round as the modifier says, saturate float-to-integer results and send NaN to 0.
+conversions round as the modifier says and saturate float-to-integer results (NaN gives 0,
+or 1 << (n - 1) from .f64 or to 64 bits, as the ISA says); `.ftz` concerns .f32 operands only.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from .arith import flush_subnormal, saturate
+from .arith import flush_subnormal, refuse_half_pairs, saturate
 from .operands import Op, Scope, cast, dtype_of, reader, unsigned, unsupported, writer
 from .ptx import Instruction, Operand
 from .state import Batch, Mask
@@ -120,6 +121,7 @@ _BOOL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
 def decode_setp(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
     cmp = ins.mods[0]
@@ -158,14 +160,19 @@ def decode_setp(ins: Instruction, pc: int, ctx: Scope) -> Op:
 def decode_selp(ins: Instruction, pc: int, ctx: Scope) -> Op:
     t = ins.type
     d, a, bo, c = ins.operands[:4]
-    ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
+    put = writer(d, ctx)
     if ins.base == "selp":
-        rc = reader(c, "pred", ctx)
+        ra, rb, rc = reader(a, t, ctx), reader(bo, t, ctx), reader(c, "pred", ctx)
         return lambda b, m: put(b, np.where(rc(b), ra(b), rb(b)), m)
-    ct = ins.types[-1]
-    rc = reader(c, ct, ctx)
-    dt = dtype_of(ins.types[0])
-    return lambda b, m: put(b, np.where(np.asarray(rc(b)) >= 0, ra(b), rb(b)).astype(dt), m)
+    # slct.dtype.ctype: a and b are of the first type, copied unchanged; c of the last decides
+    dtn, ct = ins.types[0], ins.types[-1]
+    ra, rb, rc = reader(a, dtn, ctx), reader(bo, dtn, ctx), reader(c, ct, ctx)
+    dt, ftz = dtype_of(dtn), ins.has("ftz") and ct == "f32"  # .ftz flushes a subnormal c to a signed zero
+
+    def slct(b: Batch, m: Mask) -> None:
+        z = np.asarray(rc(b))
+        put(b, np.where((flush_subnormal(z, z.dtype) if ftz else z) >= 0, ra(b), rb(b)).astype(dt), m)
+    return slct
 
 
 _IRND = {"rni": np.rint, "rzi": np.trunc, "rmi": np.floor, "rpi": np.ceil}
@@ -194,17 +201,20 @@ def decode_cvt(ins: Instruction, pc: int, ctx: Scope) -> Op:
         return tf32
     if "bf16" in (dtn, atn) or "f16x2" in (dtn, atn) or "bf16x2" in (dtn, atn):
         raise unsupported(ins, "bf16 conversions")
+    if ins.has("pack"):
+        return _decode_cvt_pack(ins, ctx)
     dd, ad = dtype_of(dtn), dtype_of(atn)
     ra = reader(a, atn, ctx)
     irnd = next((k for k in _IRND if ins.has(k)), None)
     frnd = next((k for k in ("rn", "rz", "rm", "rp") if ins.has(k)), None)
+    ftz_in, ftz_out = ftz and atn == "f32", ftz and dtn == "f32"  # .ftz concerns .f32 operands only
     if dd.kind == "f" and ad.kind == "f":
         if irnd:
             f = _IRND[irnd]
 
             def fround(b: Batch, m: Mask) -> None:
                 x = ra(b)
-                x = flush_subnormal(x, ad) if ftz else x
+                x = flush_subnormal(x, ad) if ftz_in else x
                 r = f(x).astype(dd)
                 if sat:
                     r = saturate(r, dd)
@@ -212,28 +222,41 @@ def decode_cvt(ins: Instruction, pc: int, ctx: Scope) -> Op:
             return fround
         if dd.itemsize < ad.itemsize and frnd not in (None, "rn"):
             raise unsupported(ins, "directed rounding")
+        relu, satfinite = ins.has("relu"), ins.has("satfinite")
 
         def fconv(b: Batch, m: Mask) -> None:
             x = ra(b)
+            if ftz_in:
+                x = flush_subnormal(x, ad)
             r = np.asarray(x).astype(dd)
-            if ftz:
+            if ftz_out:
                 r = flush_subnormal(r, dd)
             if sat:
                 r = saturate(r, dd)
+            if satfinite:  # beyond the largest finite value: that value, sign kept
+                r = np.where(np.isinf(r), np.copysign(np.finfo(dd).max, r), r).astype(dd)
+            if relu:  # negative results (and -0.0) clamp to +0.0; NaN stays NaN
+                r = np.where(np.signbit(r) & ~np.isnan(r), dd.type(0), r).astype(dd)
             put(b, r, m)
         return fconv
-    if dd.kind != "f" and ad.kind == "f":  # float -> int: round, saturate, NaN -> 0
+    if dd.kind != "f" and ad.kind == "f":  # float -> int: round, saturate; NaN as the ISA says
         f = _IRND.get(irnd or "rzi")
         lo, hi = np.iinfo(dd).min, np.iinfo(dd).max
+        # NaN: 0, unless the source is .f64 or the destination 64-bit: then 1 << (n - 1)
+        nan = 0 if atn != "f64" and dd.itemsize < 8 else np.array(1 << (8 * dd.itemsize - 1), np.uint64).astype(
+            unsigned(dd)).view(dd)[()]
 
         def f2i(b: Batch, m: Mask) -> None:
-            x = np.asarray(ra(b), np.float64)
+            x = ra(b)
+            x = np.asarray(flush_subnormal(x, ad) if ftz_in else x, np.float64)
             r = f(x)
-            r = np.where(np.isnan(r), 0, np.clip(r, lo, hi))
+            isnan = np.isnan(r)
+            r = np.where(isnan, 0, np.clip(r, lo, hi))
             # clip in float64 can round hi up to 2^63 / 2^64: handle the top explicitly
             big = r >= float(hi)
             out = np.where(big, 0, r).astype(dd)
-            put(b, np.where(big, dd.type(hi), out), m)
+            out = np.where(big, dd.type(hi), out)
+            put(b, np.where(isnan, dd.type(nan), out) if nan else out, m)
         return f2i
     if dd.kind == "f":  # int -> float, round to nearest
         if frnd not in (None, "rn"):
@@ -257,6 +280,20 @@ def decode_cvt(ins: Instruction, pc: int, ctx: Scope) -> Op:
     return lambda b, m: put(b, np.asarray(ra(b)).astype(dd), m)
 
 
+def _decode_cvt_pack(ins: Instruction, ctx: Scope) -> Op:
+    """cvt.pack.sat.{u16,s16}.s32 d, a, b: a and b saturated to 16 bits, a in the high half."""
+    if len(ins.operands) != 3 or ins.types[1:] != ("s32",) or ins.types[0] not in ("u16", "s16"):
+        raise unsupported(ins, "cvt.pack forms")
+    d, a, bo = ins.operands[:3]
+    ra, rb, put = reader(a, "s32", ctx), reader(bo, "s32", ctx), writer(d, ctx)
+    info = np.iinfo(dtype_of(ins.types[0]))
+
+    def op(b: Batch, m: Mask) -> None:
+        hi, lo = (np.clip(np.asarray(f(b), np.int64), info.min, info.max) & 0xFFFF for f in (ra, rb))
+        put(b, np.broadcast_to((hi << 16 | lo).astype(np.uint32), (b.L,)).copy(), m)
+    return op
+
+
 def decode_bfe(ins: Instruction, pc: int, ctx: Scope) -> Op:
     t = ins.type
     dt = dtype_of(t)
@@ -275,10 +312,13 @@ def decode_bfe(ins: Instruction, pc: int, ctx: Scope) -> Op:
         maskv = np.where(n_c >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
                          (np.uint64(1) << np.minimum(n_c, np.uint64(63))) - np.uint64(1))
         r = shifted & maskv
-        if dt.kind == "i":  # sign bit: bit pos+len-1 of x (or the top bit if beyond)
-            sbit = np.minimum(pos + n_c - np.uint64(1), np.uint64(w - 1))
+        if dt.kind == "i":  # sign bit: bit pos+len-1 of x (or the msb if beyond), filling every bit above
+            sbit = np.minimum(pos + n_c - np.uint64(1), np.uint64(w - 1))  # the field's part below the msb
             sign = ((x >> sbit) & np.uint64(1)).astype(bool) & (n_c > 0)
-            r = np.where(sign, r | ~maskv, r)
+            inside = np.minimum(n_c, np.uint64(w) - pos_c)
+            fill = np.where(inside >= 64, np.uint64(0xFFFFFFFFFFFFFFFF),
+                            (np.uint64(1) << np.minimum(inside, np.uint64(63))) - np.uint64(1))
+            r = np.where(sign, r | ~fill, r)
         r = np.where(n_c == 0, np.uint64(0), r)
         put(b, r.astype(u), m)
     return op
@@ -346,6 +386,7 @@ def decode_prmt(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_copysign(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     d, a, bo = ins.operands[:3]
     ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
@@ -353,11 +394,12 @@ def decode_copysign(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_testp(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    refuse_half_pairs(ins)
     t = ins.type
     d, a = ins.operands[:2]
     ra, put = reader(a, t, ctx), writer(d, ctx)
     kind = ins.mods[0]
     f = {"finite": np.isfinite, "infinite": np.isinf, "number": lambda x: ~np.isnan(x), "notanumber": np.isnan,
-         "normal": lambda x: np.isfinite(x) & (np.abs(x) >= np.finfo(x.dtype).tiny),
+         "normal": lambda x: np.isfinite(x) & ((np.abs(x) >= np.finfo(x.dtype).tiny) | (x == 0)),  # ISA: zeros too
          "subnormal": lambda x: (np.abs(x) < np.finfo(x.dtype).tiny) & (x != 0)}[kind]
     return lambda b, m: put(b, f(np.asarray(ra(b))), m)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .arith import round_to_odd
 from .context import DecodeContext
 from .errors import MemoryFault
 from .memory import HEAP_BASE
@@ -75,7 +76,7 @@ class Fusion:
     def _regs_of(self, o: Operand) -> list[str]:
         if o.kind == "reg" or (o.kind == "sym" and o.name in self.reg_types):
             return [o.name]
-        if o.kind == "vec":
+        if o.kind in ("vec", "not"):
             return [x for it in o.items for x in self._regs_of(it)]
         if o.kind == "mem" and o.base is not None:
             return self._regs_of(o.base)
@@ -126,10 +127,10 @@ class Fusion:
 
     def _fuse_fma32(self, pcs: list[int]):
         """A group of `fma.rn.f32 d, a, b, c` (the FFMA tile of a GEMM): each product exact in
-        float64, plus c, rounded once to float32, as `arith.decode_fma`; the products of the
-        distinct a and b rows are formed by broadcasting where the group is their outer product,
-        and the sum is written in place over accumulators that are still the rows this group
-        wrote last time."""
+        float64, plus c, rounded once to float32 (`arith.round_to_odd` first), as
+        `arith.decode_fma`; the products of the distinct a and b rows are formed by broadcasting
+        where the group is their outer product, and the sum is written in place over accumulators
+        that are still the rows this group wrote last time."""
         body = self.body
         a_rows, b_rows, c_rows, dests = ([body[pc].operands[i].name for pc in pcs] for i in (1, 2, 3, 0))
         A, B, C = _rows(a_rows), _rows(b_rows), _rows(c_rows)
@@ -137,7 +138,7 @@ class Fusion:
         outer = _outer(A, B)
         accumulate = c_rows == dests
         generic = self._fuse_generic(pcs)
-        state: dict = {"last": None, "rows": (), "t": None, "t2": None}
+        state: dict = {"last": None, "rows": (), "t": None, "t2": None, "s": None}
 
         def fused(b: Batch, m: Mask) -> None:
             if not m.full:
@@ -146,20 +147,27 @@ class Fusion:
             t = state["t"]
             if t is None or t.shape != (G, b.L):
                 t = state["t"] = np.empty((G, b.L))
-                state["t2"] = np.empty((G, b.L))
+                state["t2"], state["s"] = np.empty((G, b.L)), np.empty((G, b.L))
             x = _stack(regs, (A[0], None, len(A[0]))).astype(np.float64)
             y = _stack(regs, (B[0], None, len(B[0]))).astype(np.float64)
-            if outer is not None:
-                p, q, swap = outer
-                xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
-                np.multiply(xs, ys, out=t.reshape(p, q, -1))
-            else:
-                np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=t)
-                np.multiply(t, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]), out=t)
+
+            def product(out: np.ndarray) -> np.ndarray:
+                if outer is not None:
+                    p, q, swap = outer
+                    xs, ys = (x[:, None, :], y[None, :, :]) if not swap else (x[None, :, :], y[:, None, :])
+                    np.multiply(xs, ys, out=out.reshape(p, q, -1))
+                else:
+                    np.take(x, A[1] if A[1] is not None else np.arange(G), axis=0, out=out)
+                    np.multiply(out, np.take(y, B[1] if B[1] is not None else np.arange(G), axis=0, out=state["t2"]),
+                                out=out)
+                return out
+            product(t)
             last = state["last"]
             same = (accumulate and last is not None
                     and all(map(operator.is_, map(regs.__getitem__, dests), state["rows"])))
-            np.add(t, last if same else _stack(regs, C), out=t)
+            c = last if same else _stack(regs, C)
+            np.add(t, c, out=t)
+            round_to_odd(t, lambda: product(np.empty_like(t)), c, scratch=state["s"])
             if same:
                 np.copyto(last, t, casting="unsafe")  # the registers are rows of `last`: updated in place
                 return

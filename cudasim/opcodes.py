@@ -168,6 +168,8 @@ def decode(ins: Instruction, pc: int, ctx: DecodeContext) -> Op | None:
         return refuse
     if row.decode is None:
         return None
+    if "b128" in ins.types:  # registers hold at most 64 bits: refused rather than truncated
+        raise unsupported(ins, ".b128 values are not modelled")
     try:
         return row.decode(ins, pc, ctx)
     except UnsupportedInstruction:

@@ -72,6 +72,11 @@ def reader(o: Operand, t: str, ctx: Scope) -> Reader:
         if rdt.itemsize == dt.itemsize and dt != np.bool_ and rdt != np.bool_:
             return lambda b: b.regs[name].view(dt)
         return lambda b: b.regs[name].astype(dt)
+    if o.kind == "not":  # `!%p`: only predicates can be negated
+        if t != "pred":
+            raise KeyError(f"negated operand {o} read as .{t}")
+        rp = reader(o.items[0], "pred", ctx)
+        return lambda b: np.logical_not(rp(b))
     if o.kind == "imm":
         if dt.kind == "f":
             v = dt.type(o.value)

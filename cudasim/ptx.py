@@ -35,7 +35,8 @@ class Operand:
 
     kind: 'reg' (name), 'imm' (int value), 'fimm' (float bits, `value`, width in `size`),
     'sym' (name: a variable, label or function), 'sreg' (special register like %tid.x),
-    'vec' (items: tuple of Operands), 'mem' (base: Operand or None, offset: int),
+    'vec' (items: tuple of Operands), 'not' (items: the negated predicate register),
+    'mem' (base: Operand or None, offset: int),
     'sink' (`_`).
     """
 
@@ -56,6 +57,8 @@ class Operand:
             return f"0{'f' if self.size == 4 else 'd'}{self.value:0{self.size * 2}X}"
         if self.kind == "vec":
             return "{" + ", ".join(map(str, self.items)) + "}"
+        if self.kind == "not":
+            return "!" + str(self.items[0])
         if self.kind == "mem":
             inner = str(self.base) if self.base is not None else ""
             if self.offset or self.base is None:
@@ -488,8 +491,11 @@ def _operand(text: str, p: _Parser) -> Operand:
         if _SREG.match(s) or re.match(r"^%(envreg\d+|pm\d+)$", s):
             return Operand("sreg", name=s)
         return Operand("reg", name=s)
-    if s.startswith("!"):
-        raise p.error(f"negated operand {s!r} is not supported")
+    if s.startswith("!"):  # a negated predicate source: `vote.sync.any.pred d, !%p, mask`
+        inner = _operand(s[1:], p)
+        if inner.kind != "reg":
+            raise p.error(f"bad negated operand {s!r}")
+        return Operand("not", items=(inner,))
     if re.match(r"^[\w$.]+$", s):
         return Operand("sym", name=s)
     raise p.error(f"cannot read operand {s!r}")

@@ -163,17 +163,9 @@ for t in ("f32", "f64", "f16"):
                      arith(lambda x, t=t: ieee_div(dt(t)(1.0), x, t), t, bool(mods)))
     add_case(ARITH, f"neg_{t}", f"neg.{t} %d0, %a0;", (t,), (t,), lambda x: -x)
     add_case(ARITH, f"abs_{t}", f"abs.{t} %d0, %a0;", (t,), (t,), lambda x: abs(x))
-def fma64_overflows(x, y, z) -> bool:
-    """An f64 fma whose product overflows, or with an operand too large to split: xfail below."""
-    x, y = float(x), float(y)
-    return (math.isfinite(x) and math.isfinite(y) and x != 0 and y != 0
-            and (max(abs(x), abs(y)) > 2.0 ** 995
-                 or abs(Fraction(x) * Fraction(y)) > Fraction(np.finfo(np.float64).max)))
-
-
-# fma is exact then rounded once; cudasim promises at most 1 ulp (it rounds twice, through float64,
-# where the exact result lies just off a float32 midpoint: test_fma_f32_rounds_once, xfail), and
-# its f64 path holds while the product and its splitting stay in range (fma64_overflows, xfail)
+# fma is exact then rounded once: cudasim's f32 path rounds once too (round-to-odd where the float64
+# sum sits on a float32 midpoint, test_fma_f32_rounds_once); its f64 path promises at most 1 ulp,
+# exact where the product or its splitting leaves the float64 range (test_fma_f64_is_fused_...)
 FMA_F64 = finite("f64", -2.0 ** 500, 2.0 ** 500)
 for name, body, t, fl, sat in [("fma_rn_f32", "fma.rn.f32", "f32", False, False),
                                ("fma_rn_ftz_f32", "fma.rn.ftz.f32", "f32", True, False),
@@ -185,9 +177,8 @@ for name, body, t, fl, sat in [("fma_rn_f32", "fma.rn.f32", "f32", False, False)
                       FMA_F64),) * 3 if t == "f64" else None
     gen = (lambda r, n: r.standard_normal(n) * 2.0 ** r.integers(-60, 60, n),) * 3 if t == "f64" else None
     add_case(ARITH, name, f"{body} %d0, %a0, %a1, %a2;", (t, t, t), (t,),
-             arith(lambda x, y, z, t=t: ieee_fma(x, y, z, t), t, fl, sat), ulps=1,
-             close=zeros_or_one_ulp if sat else None, draw=draw, gen=gen, kind="fma",
-             skip=fma64_overflows if t == "f64" else None)
+             arith(lambda x, y, z, t=t: ieee_fma(x, y, z, t), t, fl, sat), ulps=1 if t == "f64" else 0,
+             close=zeros_or_one_ulp if sat else None, draw=draw, gen=gen, kind="fma")
 FLOAT_ARITH = Ptx("float_arith", [c.entry for c in ARITH])
 
 
@@ -202,10 +193,6 @@ def min_num(x, y, t, largest=False):
     key = lambda k: (k[0], not k[1])  # noqa: E731 - -0.0 orders below +0.0
     pick = max if largest else min
     return x if pick(kx, ky, key=key) is kx else y
-
-
-def signed_zeros(x, y, *rest) -> bool:
-    return x == 0 and y == 0 and neg(x) != neg(y)
 
 
 TESTP = {"finite": lambda x: np.isfinite(x), "infinite": lambda x: np.isinf(x), "number": lambda x: not np.isnan(x),
@@ -235,14 +222,13 @@ COMPARE: list = []
 for t in ("f32", "f64", "f16"):
     for op in ("min", "max"):
         add_case(COMPARE, f"{op}_{t}", f"{op}.{t} %d0, %a0, %a1;", (t, t), (t,),
-                 lambda x, y, t=t, op=op: min_num(x, y, t, op == "max"), skip=signed_zeros)  # zeros: xfail below
+                 lambda x, y, t=t, op=op: min_num(x, y, t, op == "max"))
     if t != "f16":
         add_case(COMPARE, f"copysign_{t}", f"copysign.{t} %d0, %a0, %a1;", (t, t), (t,),
                  lambda a, b, t=t: dt(t)(math.copysign(abs(float(b)), -1.0 if neg(a) else 1.0)) if not np.isnan(b)
                  else b)
         for p, f in TESTP.items():
-            add_case(COMPARE, f"testp_{p}_{t}", f"testp.{p}.{t} %d0, %a0;", (t,), ("pred",), f,
-                     skip=(lambda x: x == 0) if p == "normal" else None)  # zero: xfail below
+            add_case(COMPARE, f"testp_{p}_{t}", f"testp.{p}.{t} %d0, %a0;", (t,), ("pred",), f)
     for op in FCMP if t != "f16" else ("eq", "ltu", "nan"):
         add_case(COMPARE, f"setp_{op}_{t}", f"setp.{op}.{t} %d0, %a0, %a1;", (t, t), ("pred",), fcmp(op))
 for op in ("lt", "geu"):
@@ -346,7 +332,7 @@ for name, f, table in [("ex2", lambda x: 2.0 ** x if x < 64 else math.inf,
                        ("tanh", math.tanh, {"nan": NAN, "inf": 1.0, "-inf": -1.0, "0": 0.0, "-0": -0.0})]:
     r16, c16 = approx("f16", f, table, within_ulps("f16", 2))
     add_case(FUNCS, f"{name}_approx_f16", f"{name}.approx.f16 %d0, %a0;", ("f16",), ("f16",), r16, close=c16)
-# div.full: 2 ulp over the full range; div.approx: 2 ulp for |b| in [2^-126, 2^126] (larger |b|: xfail below)
+# div.full: 2 ulp over the full range; div.approx: 2 ulp for |b| in [2^-126, 2^126] (larger |b|: the test below)
 for name, fl in (("div_full_f32", ""), ("div_full_ftz_f32", ".ftz"), ("div_approx_f32", ""),
                  ("div_approx_ftz_f32", ".ftz")):
     approx_div = "approx" in name
@@ -366,12 +352,12 @@ def int_range(t):
 IRND = {"rni": round, "rzi": math.trunc, "rmi": math.floor, "rpi": math.ceil}
 
 
-def f2i(rnd, d):
+def f2i(rnd, d, f):
     lo, hi = int_range(d)
 
     def ref(x):
         if np.isnan(x):
-            return 0
+            return 0 if f2i_nan_is_zero(f, d) else (lo if d[0] == "s" else 1 << (BITS[d] - 1))
         if np.isinf(x):
             return hi if x > 0 else lo
         return max(lo, min(hi, IRND[rnd](Fraction(float(x)))))
@@ -416,8 +402,7 @@ for a in INT_TYPES:
 for f in ("f16", "f32", "f64"):
     for d in INT_TYPES:
         for rnd in IRND:
-            skip = None if f2i_nan_is_zero(f, d) else (lambda x: np.isnan(x))  # xfail below
-            add_case(CVT, f"cvt_{rnd}_{d}_{f}", f"cvt.{rnd}.{d}.{f} %d0, %a0;", (f,), (d,), f2i(rnd, d), skip=skip)
+            add_case(CVT, f"cvt_{rnd}_{d}_{f}", f"cvt.{rnd}.{d}.{f} %d0, %a0;", (f,), (d,), f2i(rnd, d, f))
     for rnd in IRND:
         add_case(CVT, f"cvt_{rnd}_{f}_{f}", f"cvt.{rnd}.{f}.{f} %d0, %a0;", (f,), (f,), round_to_integral(rnd, f))
     for g in ("f16", "f32", "f64"):
@@ -497,7 +482,6 @@ BUGS = Ptx("float_bugs", [
 ])
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: neg.ftz and abs.ftz ignore .ftz")
 @pytest.mark.parametrize("op", ["neg", "abs"])
 def test_neg_abs_ftz_flush_subnormals(op):
     """ISA: {neg,abs}.ftz.f32 flush subnormal inputs and results to sign-preserving zero."""
@@ -506,7 +490,6 @@ def test_neg_abs_ftz_flush_subnormals(op):
     assert [bits_of(x, "f32") for x in d] == [bits_of(np.float32(w), "f32") for w in want], d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: min/max of +0.0 and -0.0 ignore the sign (ISA: -0.0 < +0.0)")
 @pytest.mark.parametrize("op, t", [("min", "f32"), ("max", "f32"), ("min", "f64"), ("max", "f64")])
 def test_min_max_order_negative_zero_below_positive_zero(op, t):
     """ISA: if both inputs are 0.0, +0.0 > -0.0, whichever operand holds which."""
@@ -515,7 +498,6 @@ def test_min_max_order_negative_zero_below_positive_zero(op, t):
     assert [neg(v) for v in d] == [op == "min"] * 2, d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: min.ftz and max.ftz ignore .ftz")
 @pytest.mark.parametrize("op", ["min", "max"])
 def test_min_max_ftz_flush_subnormals(op):
     """ISA: {min,max}.ftz.f32 flush subnormal inputs and results to sign-preserving zero."""
@@ -523,7 +505,6 @@ def test_min_max_ftz_flush_subnormals(op):
     assert d[0] == 0 and not neg(d[0]), d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: testp.normal is false for zero (ISA: zeros are normal)")
 @pytest.mark.parametrize("t", ["f32", "f64"])
 def test_testp_normal_counts_zeros_as_normal(t):
     """ISA: "As a special case, positive and negative zero are considered normal numbers"."""
@@ -531,14 +512,12 @@ def test_testp_normal_counts_zeros_as_normal(t):
     assert d.tolist() == [1, 1]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: div.approx.f32 by |b| > 2^126 is exact, not 0 (NaN for inf a)")
 def test_div_approx_by_a_huge_divisor_gives_zero():
     """ISA: for 2^126 < |b| < 2^128, div.approx.f32 returns NaN if a is infinite, else sign-preserving zero."""
     (d,) = FLOAT_FUNCS.run("div_approx_f32", np.float32([1.0, -3.0, math.inf]), np.float32([2.0 ** 127] * 3))
     assert bits_of(d[0], "f32") == 0 and bits_of(d[1], "f32") == 0x80000000 and np.isnan(d[2]), d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: rcp/rsqrt.approx.ftz.f64 keep the low 32 bits the ISA zeroes")
 @pytest.mark.parametrize("op", ["rcp", "rsqrt"])
 def test_gross_f64_approximations_zero_the_low_word(op):
     """ISA: {rcp,rsqrt}.approx.ftz.f64 compute from the upper word and zero the low 32 bits of d."""
@@ -546,7 +525,6 @@ def test_gross_f64_approximations_zero_the_low_word(op):
     assert [bits_of(v, "f64") & 0xFFFFFFFF for v in d] == [0, 0], [hex(bits_of(v, "f64")) for v in d]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug (documented): fma.rn.f32 rounds through float64, so twice")
 def test_fma_f32_rounds_once():
     """ISA: fma.rn computes a*b+c in infinite precision, then rounds once. Here a*b = 2^-24 (1 + e),
     0 < e < 2^-29: 1 + a*b lies above the midpoint 1 + 2^-24, so the answer is 1 + 2^-23; rounded
@@ -558,11 +536,31 @@ def test_fma_f32_rounds_once():
     assert bits_of(d[0], "f32") == bits_of(want, "f32"), d
 
 
+FMA_GROUP = Ptx("fma_group", [Entry("fma4", "\n".join(f"fma.rn.f32 %d{i}, %a{i}, %a4, %a5;" for i in range(4)),
+                                    ("f32",) * 6, ("f32",) * 4)])
+
+
+@PROPS
+@given(e=st.lists(st.integers(-20, 20), min_size=32, max_size=32), sign=st.lists(st.sampled_from([1, -1]), min_size=32,
+                                                                              max_size=32),
+       nudge=st.lists(st.sampled_from([0, 0, 1, -1]), min_size=32, max_size=32))
+def test_fused_fma_group_rounds_once(e, sign, nudge):
+    """Four fma.rn.f32 in a row run as one fused group (the FFMA tile path): each lane is the case of
+    test_fma_f32_rounds_once scaled by a power of two and a sign (just off a midpoint), or b one ulp away."""
+    a0, b0 = np.float32(0xFFF01F * 2.0 ** -23), np.float32(0x8007F1 * 2.0 ** -48)
+    b = np.float32([(b0 + np.float32(n * 2.0 ** -47)) * np.float32(s * 2.0 ** x) for x, s, n in zip(e, sign, nudge)])
+    c = np.float32([s * 2.0 ** x for x, s in zip(e, sign)])
+    ins = [np.full(32, a0, np.float32)] * 4 + [b, c]
+    outs = FMA_GROUP.run("fma4", *ins)
+    want = [bits_of(ieee_fma(a0, b[j], c[j], "f32"), "f32") for j in range(32)]
+    for d in outs:
+        assert [bits_of(x, "f32") for x in d] == want
+
+
 HUGE = np.float64(2.0 ** 1000 * (1 + 2.0 ** -52))
 MAX64 = np.finfo(np.float64).max
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: fma.rn.f64 is unfused where a*b or its splitting overflows")
 @pytest.mark.parametrize("a, b, c", [(HUGE, 1 + 2.0 ** -52, -(HUGE * (1 + 2.0 ** -52))),  # exactly 2^896; unfused: 0
                                      (MAX64, 1.5, -MAX64),  # 0.5 MAX; unfused: inf
                                      (3.0, MAX64, -math.inf)])  # -inf; unfused: inf - inf = NaN
@@ -574,7 +572,6 @@ def test_fma_f64_is_fused_when_the_product_overflows(a, b, c):
     assert same_float(d[0], want, "f64"), (d[0], want)
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: float-to-int of NaN gives 0 where the ISA gives 1 << (n - 1)")
 @pytest.mark.parametrize("form, src, want", [("cvt_rzi_s64_f64", np.float64, -2 ** 63),
                                              ("cvt_rni_u64_f32", np.float32, 2 ** 63),
                                              ("cvt_rzi_s32_f64", np.float64, -2 ** 31),
@@ -586,7 +583,6 @@ def test_float_to_int_of_nan_from_f64_or_to_64_bits(form, src, want):
     assert int(d[0]) == want
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: cvt.ftz to an integer does not flush the subnormal input")
 @pytest.mark.parametrize("form, x", [("cvt_rpi_ftz_s32_f32", 1e-40), ("cvt_rmi_ftz_s32_f32", -1e-40)])
 def test_float_to_int_ftz_flushes_the_input(form, x):
     """ISA: for cvt.ftz.dtype.f32 float-to-integer conversions, subnormal inputs are flushed to zero."""
@@ -594,21 +590,18 @@ def test_float_to_int_ftz_flushes_the_input(form, x):
     assert d.tolist() == [0]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: cvt ignores .relu")
 def test_cvt_relu_clamps_negative_results_to_zero():
     """ISA: for .f16 destinations, .relu clamps the result to 0 if negative; NaN stays NaN."""
     (d,) = BUGS.run("cvt_rn_relu_f16_f32", np.float32([-1.0, 2.5, NAN]))
     assert d[0] == 0 and d[1] == 2.5 and np.isnan(d[2]), d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: cvt ignores .satfinite")
 def test_cvt_satfinite_clamps_to_the_largest_finite_value():
     """ISA: .satfinite: beyond MAX_NORM (65504 for .f16) the result is sign-preserved MAX_NORM; NaN stays NaN."""
     (d,) = BUGS.run("cvt_rn_satfinite_f16_f32", np.float32([math.inf, 1e6, -1e6, NAN]))
     assert d[:3].tolist() == [65504.0, 65504.0, -65504.0] and np.isnan(d[3]), d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: cvt.ftz flushes by the destination type, not the .f32 operand")
 @pytest.mark.parametrize("form, x, want", [("cvt_ftz_f64_f32", 1e-40, 0.0),
                                            ("cvt_rn_ftz_f16_f32", 1e-5, float(np.float16(1e-5)))])
 def test_cvt_ftz_applies_to_the_f32_operand_only(form, x, want):
@@ -619,7 +612,6 @@ def test_cvt_ftz_applies_to_the_f32_operand_only(form, x, want):
     assert float(d[0]) == want, d
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: .f16x2 and .bf16 arithmetic runs as integer arithmetic")
 @pytest.mark.parametrize("form, a, b, want", [("add_rn_f16x2", np.uint32([0x3C003C00]), np.uint32([0x3C003C00]),
                                                0x40004000),
                                               ("mul_rn_bf16", np.uint16([0x3F80]), np.uint16([0x4000]), 0x4000)])

@@ -151,9 +151,7 @@ for t in ("u32", "s32", "u64", "s64"):
     n = BITS[t]
     add_case(BITOPS, f"bfe_{t}", f"bfe.{t} %d0, %a0, %a1, %a2;", (t, "u32", "u32"), (t,),
          lambda a, p, ln, t=t: bfe_ref(unsigned(a, t), p, ln, t),
-             draw=(ints(t), shift_amounts(n), shift_amounts(n)), kind="field",
-         # signed fields running past the msb: test_signed_bfe_past_the_msb_fills_with_the_sign_bit (xfail)
-         skip=(lambda a, p, ln, n=n: (p & 0xFF) + min(ln & 0xFF, n) > n) if t[0] == "s" else None)
+             draw=(ints(t), shift_amounts(n), shift_amounts(n)), kind="field")
 add_case(BITOPS, "bfe_u32_imm", "bfe.u32 %d0, %a0, 8, 12;", ("u32",), ("u32",), lambda a: (a >> 8) & 0xFFF)
 add_case(BITOPS, "prmt_b32", "prmt.b32 %d0, %a0, %a1, %a2;", ("b32", "b32", "b32"), ("b32",), prmt_ref)
 add_case(BITOPS, "prmt_b32_imm", "prmt.b32 %d0, %a0, %a1, 0x9C40;", ("b32", "b32"), ("b32",),
@@ -188,11 +186,10 @@ add_case(SELECT, "setp_gt_s32_pq", "setp.gt.s32 %d0|%d1, %a0, %a1;", ("s32", "s3
 for t in BTYPES + UINT + SINT + ("f32", "f64"):
     add_case(SELECT, f"selp_{t}", f"selp.{t} %d0, %a0, %a1, %a2;", (t, t, "pred"), (t,), lambda a, b, p: a if p else b)
 add_case(SELECT, "selp_s32_imm", "selp.s32 %d0, -9, %a0, %a1;", ("s32", "pred"), ("s32",), lambda b, p: -9 if p else b)
-# slct forms that cudasim gets right; the others are xfail tests below
-for dt in ("b16", "u16", "s16", "b32", "u32", "s32"):
+SLCT_TYPES = ("b16", "u16", "s16", "b32", "u32", "s32", "f32", "b64", "u64", "s64", "f64")
+for dt in SLCT_TYPES:
     add_case(SELECT, f"slct_{dt}_s32", f"slct.{dt}.s32 %d0, %a0, %a1, %a2;", (dt, dt, "s32"), (dt,),
          lambda a, b, c: a if c >= 0 else b)
-for dt in ("f32", "b16", "u16", "s16"):
     add_case(SELECT, f"slct_{dt}_f32", f"slct.{dt}.f32 %d0, %a0, %a1, %a2;", (dt, dt, "f32"), (dt,),
          lambda a, b, c: a if c >= 0 else b)  # NaN >= 0 is false: b, as the ISA says
 INT_SELECT = Ptx("int_select", [c.entry for c in SELECT])
@@ -258,7 +255,6 @@ BUGS = Ptx("int_bugs", [
 ])
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: signed bfe zero-fills, not sign-fills, past the msb")
 @pytest.mark.parametrize("t, a, pos, ln", [("s32", 0x80000000, 28, 8), ("s32", 0xF0000000, 40, 4),
                                            ("s64", 1 << 63, 60, 8)])
 def test_signed_bfe_past_the_msb_fills_with_the_sign_bit(t, a, pos, ln):
@@ -267,7 +263,6 @@ def test_signed_bfe_past_the_msb_fills_with_the_sign_bit(t, a, pos, ln):
     assert int(d[0]) == bfe_ref(a, pos, ln, t), f"{int(d[0]):#x}"
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: mad.hi.sat.s32 ignores .sat and wraps")
 def test_mad_hi_sat_saturates():
     """ISA: .sat limits the 32-bit signed addition of mad.hi.s32 to MININT..MAXINT."""
     big = np.int32([2 ** 31 - 1, -2 ** 31])
@@ -275,7 +270,6 @@ def test_mad_hi_sat_saturates():
     assert d.tolist() == [2 ** 31 - 1, -2 ** 31]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: slct reads a and b as c's type, converting them")
 @pytest.mark.parametrize("form, a, c", [("slct_b64_s32", np.uint64([0x0123456789ABCDEF]), np.int32([1])),
                                          ("slct_u32_f32", np.uint32([0x01234567]), np.float32([1])),
                                          ("slct_f32_s32", np.float32([1.5]), np.int32([1])),
@@ -286,7 +280,6 @@ def test_slct_copies_the_selected_operand_bits_unchanged(form, a, c):
     assert d.tobytes() == a.tobytes(), f"{d.view(np.dtype(f'u{a.itemsize}'))[0]:#x}"
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: slct.ftz ignores .ftz (a negative subnormal c must select a)")
 def test_slct_ftz_flushes_c_and_selects_a():
     """ISA: slct.ftz.dtype.f32 flushes a subnormal c to sign-preserving zero, and a is selected."""
     (d,) = BUGS.run("slct_ftz_s32_f32", np.int32([1]), np.int32([2]), np.float32([-1e-40]))

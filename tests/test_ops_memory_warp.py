@@ -686,6 +686,10 @@ REFUSED = [  # (name, body, inputs, outputs, the text the error must quote)
     ("brkpt", "brkpt;\nmov.u32 %d0, %a0;", ("u32",), ("u32",), "brkpt"),
     ("ld_b128", ".reg .b128 %q;\nld.global.b128 %q, [%ad1];\nmov.b128 {%d0, _}, %q;", ("b64",), ("b64",),
      "ld.global.b128"),
+    ("st_b128", ".reg .b128 %q;\nst.global.b128 [%ad1], %q;\nmov.u32 %d0, %a0;", ("u32",), ("u32",),
+     "st.global.b128"),
+    ("atom_exch_b128", ".reg .b128 %q;\natom.global.exch.b128 %q, [%ad1], %q;\nmov.u32 %d0, %a0;", ("u32",),
+     ("u32",), "atom.global.exch.b128"),
     ("cp_async_mbarrier", "cp.async.mbarrier.arrive.b64 [%ad1];\nmov.u32 %d0, %a0;", ("u32",), ("u32",),
      "cp.async.mbarrier.arrive.b64"),
     ("wmma_f16", ".reg .b32 %w<8>;\nwmma.load.a.sync.aligned.row.m16n16k16.global.f16 {%w0, %w1, %w2, %w3, %w4, %w5, "
@@ -735,24 +739,22 @@ B128 = RawPtx("b128", kernel("b128_mov", ["out", "inp"], """
     st.global.b128 [%rp0], %x;""", regs=".reg .b128 %x;"))
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: .b128 values are modelled as 64 bits")
 @pytest.mark.parametrize("name", ["b128_mov", "b128_st"])
-def test_b128_values_keep_all_128_bits(name):
-    """PTX ISA 8.3 (sm_70+): mov.b128 packs and unpacks two 64-bit halves; st.b128 stores 16 bytes."""
+def test_b128_values_are_refused_by_name(name):
+    """PTX ISA 8.3 (sm_70+): mov.b128 packs and unpacks two 64-bit halves; st.b128 stores 16 bytes.
+    cudasim's registers hold at most 64 bits, so it refuses .b128 by name rather than truncate."""
     a = np.array([0x0123456789ABCDEF, 0xFEDCBA9876543210], np.uint64)
     out = np.zeros(2, np.uint64)
-    B128(name)(Out(out), In(a), block=(1, 1, 1), grid=(1, 1))
-    assert out.tolist() == a.tolist(), [hex(v) for v in out.tolist()]
+    with pytest.raises(UnsupportedInstruction, match=re.escape("mov.b128 %x, {%rd1, %rd2}")):
+        B128(name)(Out(out), In(a), block=(1, 1, 1), grid=(1, 1))
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: cvt.pack is neither modelled nor refused (converts a only)")
 def test_cvt_pack_packs_both_saturated_operands():
     """ISA: cvt.pack.sat.u16.s32 d, a, b: d = clamp(a) << 16 | clamp(b), clamped to 0..65535."""
     (d,) = BUGS.run("cvt_pack", np.int32([70000, -5]), np.int32([7, 70000]))
     assert d.tolist() == [0xFFFF0007, 0x0000FFFF], [hex(v) for v in d.tolist()]
 
 
-@pytest.mark.xfail(strict=True, reason="cudasim bug: a negated predicate operand is a parse error, not a named refusal")
 def test_negated_predicate_operand_is_modelled_or_refused_by_name():
     """`!%p` as a source (vote, setp's c, ...) is valid PTX: run it, or refuse with UnsupportedInstruction."""
     try:
