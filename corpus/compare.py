@@ -44,13 +44,13 @@ def _one_line(e: Exception) -> str:
     return f"{type(e).__name__}: {(str(e).splitlines() or [''])[0][:220]}"
 
 
-def predict(k: manifest.CorpusKernel, gpu_name: str | None = None) -> dict:
+def predict(k: manifest.CorpusKernel, gpu_name: str | None = None, all_blocks: bool = False) -> dict:
     """Every model's predictions for the corpus launch; refusals as one line each."""
     launch = resolve(k, gpu_name)
     out: dict = {"metrics": {}, "refusals": {}, "notes": []}
     t0 = time.perf_counter()
     try:
-        traced = pipeline.trace_results(launch)
+        traced = pipeline.trace_results(launch, all_blocks=all_blocks)
         out["provenance"] = traced["provenance"]
         out["notes"] = traced.get("notes", [])
         out["findings"] = traced.get("findings", [])
@@ -81,14 +81,15 @@ def predict(k: manifest.CorpusKernel, gpu_name: str | None = None) -> dict:
     return out
 
 
-def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None = None) -> dict:
+def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None = None,
+            all_blocks: bool = False) -> dict:
     rows, times, summary = [], [], {}
     judged = [m.name for m in registry.metrics(predicted_only=True)]
     for name, meas in measured["kernels"].items():
         if names and name not in names:
             continue
         k = manifest.get(name)
-        p = predict(k, gpu_name)
+        p = predict(k, gpu_name, all_blocks)
         print(f"{name:22s} counters {p['counter_seconds']:5.1f} s, timing {p['timing_seconds']:5.1f} s"
               + (f"; refused: {p['refusals']}" if p["refusals"] else ""), flush=True)
         mm = meas.get("ncu", {}).get("metrics", {})
@@ -142,6 +143,7 @@ def _fmt(v) -> str:
 def markdown(c: dict) -> str:
     s, cs = c["time_summary"], c["counters"]
     dev = c["device"]
+    blocks = c.get("counter_blocks", "the pipeline's sampled blocks")
     L = ["# The corpus out of sample: predicted (no GPU) vs measured (H100)", "",
          f"Measured on {dev.get('name')} (nvidia-smi: {dev.get('smi')}), {c['measured_date']} "
          f"(`python -m corpus.measure`, `corpus/results/corpus_h100.json`); ncu: {c['ncu_tool']}. "
@@ -151,7 +153,7 @@ def markdown(c: dict) -> str:
          "time (the spread). **ncu us**: `gpu__time_duration.sum` under ncu's defaults, SM clock locked to base, "
          "caches flushed (context only, not judged). **predicted us**: `analysis.timing`, which predicts the event "
          "time at default clocks. Counters: ncu (same launch), judged by `analysis.compare.judge` with the "
-         "registry's rules (exact / relative tolerance); predictions simulate the pipeline's sampled blocks.", "",
+         "registry's rules (exact / relative tolerance); counters predicted from " + blocks + ".", "",
          "## Time", "",
          f"**Median |error| {s['median_abs_error_pct']:.1f}%, 90th percentile {s['p90_abs_error_pct']:.1f}%, "
          f"max {s['max_abs_error_pct']:.1f}%** over {s['kernels_timed']} of {s['kernels']} kernels "
@@ -191,10 +193,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", help="write Markdown here and the same as JSON beside it")
     p.add_argument("--kernels")
     p.add_argument("--gpu")
+    p.add_argument("--all-blocks", action="store_true", help="counters from every block (the time model samples as it does)")
     a = p.parse_args(argv)
     measured = json.loads(Path(a.measured).read_text())
     names = [n.strip() for n in a.kernels.split(",")] if a.kernels else None
-    c = compare(measured, names, a.gpu)
+    c = compare(measured, names, a.gpu, a.all_blocks)
+    c["counter_blocks"] = "every block simulated" if a.all_blocks else "the pipeline's sampled blocks"
     text = markdown(c)
     print(text)
     if a.out:
