@@ -301,10 +301,11 @@ def _uneven_interior(trace: Trace, blocks: list[int]) -> tuple[int, int] | None:
 
 
 def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None,
-             seed: int = 0) -> tuple[Launch, list[str]]:
+             seed: int = 0) -> tuple[Launch, list[str], list]:
     """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all).
 
-    Returns (the simulated launch: trace, stats, findings; notes on arguments left to defaults).
+    Returns (the simulated launch: trace, stats, findings; notes on arguments left to defaults;
+    the kernel's PTX instructions, which per-pc counts index).
     """
     args, notes = launch.arguments(seed)
     # a device memory of its own: addresses (in pictures, in the result cache) do not depend on
@@ -314,33 +315,30 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared)
     if blocks is not None:
         kw.update(run_blocks=blocks, trace_blocks=blocks)
-    return f(*args, **kw), notes
+    return f(*args, **kw), notes, f.program.fn.body
 
 
-# ---- model -------------------------------------------------------------------------------
+@dataclass
+class Simulated:
+    """One simulation of a launch as every model reads it."""
 
-def trace_results(launch: ResolvedLaunch, all_blocks: bool = False, use_cache: bool = True,
-                  use_sass: bool = True) -> dict:
-    """Every trace model's result for a launch, from one simulation, keyed by model name, with
-    the launch's description, notes, verifier findings and provenance.
+    result: Launch  # trace (regrouped as ptxas emitted the accesses, where SASS is at hand), stats, findings
+    weights: dict[int, float]  # sampled block -> how many blocks it stands for ({}: every block ran)
+    notes: list[str]
+    level: str  # "SASS" or "PTX": at which level memory instructions are counted
+    body: list  # the kernel's PTX instructions
 
-    Cached on disk by launch, sampling and code version, so a second command answers at once.
-    """
+
+def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass: bool = True) -> Simulated:
+    """The one simulation every model reads: the blocks planned (refined on a 1-D grid), the
+    launch simulated over them, its memory accesses regrouped as ptxas emits them."""
     blocks, weights = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
-    disasm = sass.find_nvdisasm() if use_sass else None
-    key = hashlib.sha256(f"{launch.key()}|{blocks}|{_code_hash()}|{disasm}".encode()).hexdigest()
-    path = _cache_path(key)
-    if use_cache and path.exists():
-        try:
-            return {**json.loads(path.read_text()), "cached": True}
-        except ValueError:
-            pass
     compiled = compile_launch(launch)
     one_d = launch.grid[1] == launch.grid[2] == 1
     if blocks is not None and one_d:
         blocks, weights = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
             simulate(launch, compiled, [b])[0].trace, b))
-    result, notes = simulate(launch, compiled, blocks)
+    result, notes, body = simulate(launch, compiled, blocks)
     trace = result.trace
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
@@ -349,6 +347,7 @@ def trace_results(launch: ResolvedLaunch, all_blocks: bool = False, use_cache: b
         notes.append(f"blocks {a} and {b} were sampled to stand for alike blocks but did different work: "
                      "the counts are sampled estimates; --all-blocks gives exact ones")
     level = "PTX"
+    disasm = sass.find_nvdisasm() if use_sass else None
     if disasm:
         try:
             ops = sass.sass_memory_ops(launch.source, list(launch.options), launch.filename, launch.kernel,
@@ -365,6 +364,29 @@ def trace_results(launch: ResolvedLaunch, all_blocks: bool = False, use_cache: b
     if level == "PTX":
         notes.append("PTX-level counts: ptxas may merge neighbouring accesses into wider ones "
                      "(pip install nvidia-cuda-nvdisasm for SASS-level counts)")
+    return Simulated(result, weights, notes, level, body)
+
+
+# ---- model -------------------------------------------------------------------------------
+
+def trace_results(launch: ResolvedLaunch, all_blocks: bool = False, use_cache: bool = True,
+                  use_sass: bool = True) -> dict:
+    """Every trace model's result for a launch, from one simulation, keyed by model name, with
+    the launch's description, notes, verifier findings and provenance.
+
+    Cached on disk by launch, sampling and code version, so a second command answers at once.
+    """
+    blocks, _ = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
+    disasm = sass.find_nvdisasm() if use_sass else None
+    key = hashlib.sha256(f"{launch.key()}|{blocks}|{_code_hash()}|{disasm}".encode()).hexdigest()
+    path = _cache_path(key)
+    if use_cache and path.exists():
+        try:
+            return {**json.loads(path.read_text()), "cached": True}
+        except ValueError:
+            pass
+    sim = simulate_sampled(launch, all_blocks, use_sass)
+    result, trace, weights, notes, level = sim.result, sim.result.trace, sim.weights, sim.notes, sim.level
     out: dict[str, Any] = {"target": launch.describe(), "grid": list(launch.grid), "block": list(launch.block),
                            "level": level, "provenance": provenance(trace, weights).label}
     for model in registry.trace_models():

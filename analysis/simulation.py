@@ -14,10 +14,6 @@ import argparse
 import hashlib
 import json
 import os
-from typing import Any
-
-from cudasim import SourceModule
-from cudasim.memory import GlobalMemory
 
 from . import pipeline, registry, sass
 from .args import parse_kv
@@ -51,29 +47,10 @@ def sample_sizes(launch: pipeline.ResolvedLaunch) -> list[int | None]:
     return [size]
 
 
-def _sample(launch: pipeline.ResolvedLaunch, all_blocks: bool, disasm: str | None) -> tuple[Sample, list, list[str]]:
-    """Simulate one launch (block-sampled), with its per-pc warp instruction counts."""
-    blocks, weights = pipeline.plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
-    compiled = pipeline.compile_launch(launch)
-    args, notes = launch.arguments()
-    mod = SourceModule.from_ptx(compiled.result.ptx, compiled.result, memory=GlobalMemory())
-    f = mod.get_function(launch.kernel)
-    kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared)
-    if blocks is not None:
-        kw.update(run_blocks=blocks, trace_blocks=blocks)
-    result = f(*args, **kw)
-    trace = result.trace
-    if blocks is not None and trace.traced_blocks is None:
-        trace.traced_blocks = list(blocks)
-    if disasm:
-        try:
-            ops = sass.sass_memory_ops(launch.source, list(launch.options), launch.filename, launch.kernel,
-                                       compiled.entry, launch.gpu.arch)
-            trace.events, _ = sass.regroup(trace.events, ops)
-        except Exception:  # noqa: BLE001 - SASS is a refinement: PTX-level counts without it
-            notes.append("SASS unavailable: PTX-level memory counts")
-    else:
-        notes.append("PTX-level memory counts (pip install nvidia-cuda-nvdisasm for SASS-level)")
+def _sample(launch: pipeline.ResolvedLaunch, all_blocks: bool, use_sass: bool) -> tuple[Sample, list, list[str]]:
+    """Simulate one launch (block-sampled, as every model samples), with its per-pc warp instruction counts."""
+    sim = pipeline.simulate_sampled(launch, all_blocks, use_sass)
+    result, trace, weights, notes = sim.result, sim.result.trace, sim.weights, sim.notes
     wavefronts = 0.0
     for m in registry.trace_models():
         names = {x.name for x in m.metrics if x.unit == "wavefronts"}
@@ -82,18 +59,18 @@ def _sample(launch: pipeline.ResolvedLaunch, all_blocks: bool, disasm: str | Non
             wavefronts += sum(v for k, v in preds.items() if k in names)
     s = Sample(launch.size, launch.grid, launch.blocks, result.stats["blocks_run"], trace, weights,
                result.stats["pc_warp_instructions"], wavefronts, provenance(trace, weights).label)
-    return s, f.program.fn.body, notes
+    return s, sim.body, notes
 
 
 def simulation(launch: pipeline.ResolvedLaunch, defines: dict[str, str] | None = None,
                all_blocks: bool = False) -> Simulation:
     """The Simulation of `launch`: occupancy, the PTX body, one or two samples."""
     sizes = sample_sizes(launch)
-    disasm = sass.find_nvdisasm()
+    use_sass = sass.find_nvdisasm() is not None
     samples, notes, body = [], [], []
     for s in sizes:
         one = launch if s == launch.size else pipeline.resolve_catalog(launch.spec, s, defines or {}, launch.gpu)
-        sample, body, n = _sample(one, all_blocks, disasm)
+        sample, body, n = _sample(one, all_blocks, use_sass)
         samples.append(sample)
         notes += [x for x in n if x not in notes]
     occ_model = registry.get("occupancy")
