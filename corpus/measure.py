@@ -51,21 +51,8 @@ def prepare(k: manifest.CorpusKernel, copies_max: int = 8):
         assert nbytes == inputs[c].nbytes, (c, nbytes, inputs[c].nbytes)
         cuda.memcpy_htod(ptr, inputs[c])
     grid, block, shared = k.launch(k.size, dev["sms"])
-    ws = sum(v.nbytes for n, v in inputs.items() if isinstance(v, np.ndarray) and n not in k.constants)
-    copies = 1 if ws > 2 * dev["l2_bytes"] else min(copies_max, -(-3 * dev["l2_bytes"] // max(ws, 1)))
-    sets = []
-    for _ in range(copies):
-        d = {}
-        for key, v in inputs.items():
-            if key in k.constants:
-                continue
-            if isinstance(v, np.ndarray):
-                buf = cuda.mem_alloc(v.nbytes)
-                cuda.memcpy_htod(buf, v)
-                d[key] = buf
-            else:
-                d[key] = v
-        sets.append(d)
+    sets = gpu.device_copies(inputs, skip=tuple(k.constants), most=copies_max)
+    copies = len(sets)
     return f, inputs, sets, (grid, block, shared), copies
 
 
