@@ -53,10 +53,25 @@ def _strip_comments(src: str) -> str:
     return re.sub(r"//[^\n]*", " ", src)
 
 
+_ATTRIBUTES = re.compile(r"\b(__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\(")
+
+
+def _strip_attributes(src: str) -> str:
+    """Source without the launch attributes that stand between `__global__` and the kernel's name
+    (`__launch_bounds__(THREADS * 2, (MIN))`), their arguments balanced however they nest."""
+    while m := _ATTRIBUTES.search(src):
+        j, depth = m.end(), 1
+        while j < len(src) and depth:
+            depth += {"(": 1, ")": -1}.get(src[j], 0)
+            j += 1
+        src = src[:m.start()] + " " + src[j:]
+    return src
+
+
 def parse_signature(source: str, kernel: str) -> list[Param]:
     """Parameters of `__global__ ... kernel(...)` from the C++ source (names, types, pointer-ness)."""
     base = kernel.split("<")[0].strip()
-    src = _strip_comments(source)
+    src = _strip_attributes(_strip_comments(source))
     for m in re.finditer(r"__global__[^;{(]*?\b" + re.escape(base) + r"\s*\(", src):
         i, depth = m.end(), 1
         j = i
