@@ -300,18 +300,23 @@ def _uneven_interior(trace: Trace, blocks: list[int]) -> tuple[int, int] | None:
     return None
 
 
+def _function(launch: ResolvedLaunch, compiled: Compiled):
+    """The kernel in cudasim, in a device memory of its own: addresses (in pictures, in the
+    result cache) do not depend on what this process simulated before."""
+    mod = SourceModule.from_ptx(compiled.result.ptx, compiled.result, memory=GlobalMemory())
+    return mod.get_function(launch.kernel)
+
+
 def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None,
-             seed: int = 0) -> tuple[Launch, list[str], list]:
-    """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all).
+             seed: int = 0, function=None) -> tuple[Launch, list[str], list]:
+    """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all), on
+    `function` where given (probes that only count reuse one: parsed once, memory grown once).
 
     Returns (the simulated launch: trace, stats, findings; notes on arguments left to defaults;
     the kernel's PTX instructions, which per-pc counts index).
     """
     args, notes = launch.arguments(seed)
-    # a device memory of its own: addresses (in pictures, in the result cache) do not depend on
-    # what this process simulated before
-    mod = SourceModule.from_ptx(compiled.result.ptx, compiled.result, memory=GlobalMemory())
-    f = mod.get_function(launch.kernel)
+    f = function or _function(launch, compiled)
     kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared)
     if blocks is not None:
         kw.update(run_blocks=blocks, trace_blocks=blocks)
@@ -336,8 +341,9 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     compiled = compile_launch(launch)
     one_d = launch.grid[1] == launch.grid[2] == 1
     if blocks is not None and one_d:
+        probe = _function(launch, compiled)
         blocks, weights = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
-            simulate(launch, compiled, [b])[0].trace, b))
+            simulate(launch, compiled, [b], function=probe)[0].trace, b))
     result, notes, body = simulate(launch, compiled, blocks)
     trace = result.trace
     if blocks is not None and trace.traced_blocks is None:
@@ -378,13 +384,10 @@ def trace_results(launch: ResolvedLaunch, all_blocks: bool = False, use_cache: b
     """
     blocks, _ = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
     disasm = sass.find_nvdisasm() if use_sass else None
-    key = hashlib.sha256(f"{launch.key()}|{blocks}|{_code_hash()}|{disasm}".encode()).hexdigest()
-    path = _cache_path(key)
-    if use_cache and path.exists():
-        try:
-            return {**json.loads(path.read_text()), "cached": True}
-        except ValueError:
-            pass
+    return cached(f"{launch.key()}|{blocks}|{disasm}", lambda: _trace_results(launch, all_blocks, use_sass), use_cache)
+
+
+def _trace_results(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool) -> dict:
     sim = simulate_sampled(launch, all_blocks, use_sass)
     result, trace, weights, notes, level = sim.result, sim.result.trace, sim.weights, sim.notes, sim.level
     out: dict[str, Any] = {"target": launch.describe(), "grid": list(launch.grid), "block": list(launch.block),
@@ -393,11 +396,24 @@ def trace_results(launch: ResolvedLaunch, all_blocks: bool = False, use_cache: b
         out[model.name] = model.analyze(trace, weights)
     out["notes"] = notes
     out["findings"] = [str(f) for f in result.findings][:20]
+    return out
+
+
+def cached(key: str, compute: Callable[[], dict], use_cache: bool = True) -> dict:
+    """`compute()`'s result, kept on disk under `key` and the code's hash, so that a second command
+    answers at once; a cached answer is marked `"cached": True`."""
+    path = _cache_path(hashlib.sha256(f"{key}|{_code_hash()}".encode()).hexdigest())
+    if use_cache and path.exists():
+        try:
+            return {**json.loads(path.read_text()), "cached": True}
+        except ValueError:
+            pass
+    out = compute()
     if use_cache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(out))
+            tmp.write_text(json.dumps(out, default=float))
             tmp.replace(path)
         except OSError:
             pass

@@ -11,9 +11,6 @@ Each sample is itself block-sampled as every trace model samples (pipeline.plan_
 from __future__ import annotations
 
 import argparse
-import hashlib
-import json
-import os
 
 from . import pipeline, registry, sass
 from .args import parse_kv
@@ -95,21 +92,5 @@ def result(model: Model, launch: pipeline.ResolvedLaunch, args: argparse.Namespa
     defines = parse_kv(args.define, "--define") if args is not None else {}
     all_blocks = bool(getattr(args, "all_blocks", False))
     use_cache = not getattr(args, "no_cache", False)
-    key = hashlib.sha256(f"{model.name}|{launch.key()}|{all_blocks}|{pipeline._code_hash()}|"
-                         f"{sass.find_nvdisasm()}".encode()).hexdigest()
-    path = pipeline._cache_path(key)
-    if use_cache and path.exists():
-        try:
-            return {**json.loads(path.read_text()), "cached": True}
-        except ValueError:
-            pass
-    out = model.analyze(simulation(launch, defines, all_blocks))
-    if use_cache:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(out, default=float))
-            tmp.replace(path)
-        except OSError:
-            pass
-    return out
+    return pipeline.cached(f"{model.name}|{launch.key()}|{all_blocks}|{sass.find_nvdisasm()}",
+                           lambda: model.analyze(simulation(launch, defines, all_blocks)), use_cache)
