@@ -21,6 +21,7 @@ from analysis.models.occupancy import allocated_registers, driver_carveout, neig
 from analysis.pipeline import plan_blocks
 from cudasim.gpus import UnknownGPU, get_gpu, gpu_names
 from cudasim.trace import MemEvent, Trace
+from needs import need_nvrtc
 
 ROOT = Path(__file__).resolve().parent.parent
 FULL = np.uint32(0xFFFFFFFF)
@@ -254,17 +255,8 @@ def _cli(*args, env=None):
     return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, cwd=ROOT, timeout=300)
 
 
-def _need_sim():
-    try:
-        from cudasim import SourceModule  # noqa: F401
-        from cudasim.compile import nvrtc_version
-        nvrtc_version()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip(f"simulator or NVRTC unavailable: {e}")
-
-
 def test_coalescing_cli_on_transpose_tiled_points_to_banks():
-    _need_sim()
+    need_nvrtc()
     r = _cli("analysis.coalescing", "transpose_tiled")
     assert r.returncode == 0, r.stderr
     assert "unit stride, coalesced" in r.stdout
@@ -273,7 +265,7 @@ def test_coalescing_cli_on_transpose_tiled_points_to_banks():
 
 
 def test_banks_and_occupancy_cli_json():
-    _need_sim()
+    need_nvrtc()
     r = _cli("analysis.banks", "transpose_tiled", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
@@ -285,7 +277,7 @@ def test_banks_and_occupancy_cli_json():
 
 
 def test_file_target_the_project_has_never_seen(tmp_path):
-    _need_sim()
+    need_nvrtc()
     src = tmp_path / "walk.cu"
     src.write_text("""
 __global__ void walk(float *out, const float *in, int pitch) {
@@ -315,7 +307,7 @@ __global__ void walk(float *out, const float *in, int pitch) {
     ("analysis.coalescing", "transpose_tiled", "--size", "-3"),
 ])
 def test_bad_input_is_one_line_and_exit_2(args):
-    _need_sim()
+    need_nvrtc()
     r = _cli(*args)
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
@@ -369,7 +361,7 @@ def test_16_byte_quarter_warps_ride_along_only_when_they_add_no_word():
 
 def test_compare_reproduces_the_committed_ncu_counts():
     """Predictions against the H100 measurements in analysis/results (the accuracy table's core)."""
-    _need_sim()
+    need_nvrtc()
     from analysis.compare import compare
     from analysis.sass import find_nvdisasm
     path = ROOT / "analysis" / "results" / "ncu_h100.json"

@@ -17,16 +17,9 @@ from analysis.args import TargetError
 from analysis.models import coalescing
 from cudasim.gpus import get_gpu
 from kernels import catalog
+from needs import need_nvrtc
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _need_sim():
-    try:
-        from cudasim.compile import nvrtc_version
-        nvrtc_version()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip(f"NVRTC unavailable: {e}")
 
 
 def _cli(*args):
@@ -46,7 +39,7 @@ def _by_line(result: dict, op: str) -> dict[int, list[dict]]:
 def test_define_reaches_the_launch_and_the_simulated_build():
     """transpose.cu: blocks of TILE x BLOCK_ROWS threads, grid ceil(n / TILE)^2, each thread
     moving TILE / BLOCK_ROWS elements in an unrolled loop: one load instruction per step."""
-    _need_sim()
+    need_nvrtc()
     n, tile, rows = 256, 32, 16
     launch = pipeline.resolve_catalog("transpose_tiled", None, {"BLOCK_ROWS": str(rows)})
     assert launch.block == (tile, rows, 1) and launch.grid == (n // tile, n // tile, 1)
@@ -64,7 +57,7 @@ def test_define_reaches_the_launch_and_the_simulated_build():
 
 
 def test_define_on_the_command_line():
-    _need_sim()
+    need_nvrtc()
     r = _cli("analysis.coalescing", "transpose_tiled", "--define", "BLOCK_ROWS=16", "--json", "--no-cache")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
@@ -108,7 +101,7 @@ def _args(target, **kw):
 def test_gpu_reaches_the_grid_and_the_simulation():
     """vector_add_grid_stride on an A100 at n = 4M floats: 8 blocks of 256 threads per SM (the
     catalog's rule), float4 loads of a and b in a grid-stride loop."""
-    _need_sim()
+    need_nvrtc()
     n, a100 = 4194304, get_gpu("A100")
     blocks = min(8 * a100.sms, math.ceil(n / (256 * 4)))
     threads = blocks * 256
@@ -132,7 +125,7 @@ def test_gpu_reaches_the_grid_and_the_simulation():
 def test_sampled_grid_stride_launch_is_exact():
     """Without --all-blocks the A100's 864-block grid is sampled, and the total is still exact:
     the grid-stride loop gives the first blocks one trip more, and the sampling finds where."""
-    _need_sim()
+    need_nvrtc()
     n, a100 = 4194304, get_gpu("A100")
     blocks = min(8 * a100.sms, math.ceil(n / 1024))
     threads, n4 = blocks * 256, n // 4
@@ -166,7 +159,7 @@ def test_refine_1d_finds_every_change_and_weights_the_rest():
 def test_uneven_interior_of_a_2d_grid_is_said(tmp_path):
     """A 2-D grid whose interior blocks differ (the right half of the columns loads twice) is
     sampled; the output says the counts are estimates instead of presenting them as exact."""
-    _need_sim()
+    need_nvrtc()
     src = tmp_path / "uneven.cu"
     src.write_text("""
 extern "C" __global__ void uneven(const float* a, float* out) {
@@ -185,7 +178,7 @@ extern "C" __global__ void uneven(const float* a, float* out) {
 
 
 def test_pipeline_compiles_for_the_gpu_rows_compute_capability():
-    _need_sim()
+    need_nvrtc()
     for key in ("A100", "H100-SXM", "RTX4090"):
         gpu = get_gpu(key)
         launch = pipeline.resolve_catalog("transpose_tiled", None, {}, gpu)
@@ -199,7 +192,7 @@ def test_pipeline_compiles_for_the_gpu_rows_compute_capability():
 
 
 def test_occupancy_json_names_the_gpu_it_compiled_for():
-    _need_sim()
+    need_nvrtc()
     r = _cli("analysis.occupancy", "sgemm_naive", "--gpu", "A100", "--json")
     assert r.returncode == 0, r.stderr
     d = json.loads(r.stdout)
@@ -276,7 +269,7 @@ def test_compare_writes_the_table_only_with_out(tmp_path, monkeypatch):
 def test_a_simulation_does_not_depend_on_what_the_process_simulated_before():
     """Each simulation has a device memory of its own, so a result cached by a process that
     simulated other kernels first (analysis.compare) shows the same addresses as a fresh one."""
-    _need_sim()
+    need_nvrtc()
     launch = pipeline.resolve_catalog("copy", 64, {})
     first = pipeline.trace_results(launch, use_cache=False)
     pipeline.trace_results(pipeline.resolve_catalog("sgemm_naive", 32, {}), use_cache=False)

@@ -11,6 +11,7 @@ from analysis import registry
 from analysis.args import parse_signature
 from corpus import manifest
 from kernels import catalog
+from needs import need_nvrtc
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "corpus" / "results"
@@ -20,14 +21,6 @@ NAMES = [k.name for k in manifest.CORPUS]
 SMALL = {"stencil1d": 5000, "jacobi2d": 40, "reduce_tree": 5120, "reduce_warp_atomic": 7000, "scan_blelloch": 2048,
          "softmax_rows": 4, "softmax_rows_fast": 4, "histogram256": 20000, "gather": 3000, "gemv_warp_per_row": 20,
          "conv1d_const": 3000, "saxpy_grid_stride": 10000, "rmsnorm_256": 3, "strided_scale": 3000}
-
-
-def _need_sim():
-    try:
-        from cudasim.compile import nvrtc_version
-        nvrtc_version()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip(f"NVRTC unavailable: {e}")
 
 
 def test_corpus_is_large_enough_and_names_are_unique():
@@ -54,7 +47,7 @@ def test_manifest_entry_is_complete(name):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_compiles_with_nvrtc(name):
-    _need_sim()
+    need_nvrtc()
     from cudasim.compile import compile_cuda
     k = manifest.get(name)
     res = compile_cuda(k.path.read_text(), [k.entry] if "<" in k.entry else [], arch="sm_90", filename=k.source)
@@ -64,7 +57,7 @@ def test_compiles_with_nvrtc(name):
 
 @pytest.mark.parametrize("name", [n for n in NAMES if n in SMALL])
 def test_computes_its_reference_in_cudasim(name):
-    _need_sim()
+    need_nvrtc()
     from cudasim import InOut, SourceModule
     from cudasim.errors import UnsupportedInstruction
     k = manifest.get(name)

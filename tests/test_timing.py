@@ -9,21 +9,14 @@ import pytest
 from analysis import cli, registry
 from analysis.models import timing
 from cudasim.gpus import get_gpu
+from needs import need_nvrtc
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBE = str(ROOT / "tests" / "data" / "fma_chain.cu") + "::fma_chain"
 
 
-def _need_sim():
-    try:
-        from cudasim.compile import nvrtc_version
-        nvrtc_version()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip(f"NVRTC unavailable: {e}")
-
-
 def _json(capsys, *argv) -> dict:
-    _need_sim()
+    need_nvrtc()
     assert cli.main("timing", [*argv, "--json", "--no-cache"]) == 0
     return json.loads(capsys.readouterr().out)
 
@@ -108,7 +101,7 @@ def test_round_heads_overlap_independent_loads():
 
 
 def test_pc_counts_sum_to_the_warp_instructions():
-    _need_sim()
+    need_nvrtc()
     from kernels import sim
     launch, _, _ = sim.run("transpose_tiled", 64)
     pcs = launch.stats["pc_warp_instructions"]
@@ -117,7 +110,7 @@ def test_pc_counts_sum_to_the_warp_instructions():
 
 def test_scaling_from_two_sizes_agrees_with_simulating_the_size():
     """Counts extrapolated from sizes 128 and 256 match a (block-sampled) simulation at 512."""
-    _need_sim()
+    need_nvrtc()
     from dataclasses import replace
 
     from analysis import pipeline, simulation
