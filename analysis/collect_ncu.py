@@ -76,8 +76,9 @@ def _number(text: str):
     return int(f) if f.is_integer() and "." not in t else f
 
 
-def parse_csv(text: str) -> list[dict]:
-    """ncu --csv --page raw output -> one dict per profiled launch (kernel name + metrics)."""
+def parse_csv(text: str, metrics: list[str] | None = None) -> list[dict]:
+    """ncu --csv --page raw output -> one dict per profiled launch (kernel name + `metrics`, by default
+    the registry's)."""
     lines = [l for l in text.splitlines() if l.startswith('"')]
     rows = list(csv.reader(io.StringIO("\n".join(lines))))
     out: list[dict] = []
@@ -91,7 +92,7 @@ def parse_csv(text: str) -> list[dict]:
         d = dict(zip(header, r))
         rec = {"kernel_name": d.get("Kernel Name", ""), "id": int(r[0]),
                "grid": d.get("Grid Size", ""), "block": d.get("Block Size", ""), "metrics": {}}
-        for m in METRICS:
+        for m in metrics or METRICS:
             if m in d:
                 rec["metrics"][m] = _number(d[m])
         out.append(rec)
