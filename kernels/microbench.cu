@@ -489,3 +489,230 @@ extern "C" __global__ void spin_ns(unsigned long long ns) {
   const unsigned long long t0 = global_ns();
   while (global_ns() - t0 < ns) __nanosleep(1000);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Dependent-issue latency (group "deplat"): one warp alone on the GPU runs one chain in which
+// every instruction takes the previous one's result, so each waits the full latency of the one
+// before; nothing else competes for the SM. Lane 0 reads clock64 around the loop (out[block]).
+// The loop body is 256 steps (32 for the MMAs), unrolled, with the loop count in a uniform
+// register, so the only other instructions in the loop are UIADD3, ISETP and the branch, which
+// issue while the chain waits (and the NOP ptxas puts between dependent DMMAs). The operands
+// come from kernel arguments and the result is stored, so nothing folds or disappears (a chain
+// of single `add`s would: ptxas merges two adds of the same value into one IMAD, hence IADD3 is
+// x + a + b). The host times n and 2n iterations and takes the difference, which cancels what
+// runs once per launch (the first pass through a cold instruction cache, the fragment loads
+// that ptxas places after the first clock read, the clock reads themselves).
+
+#define DEPLAT_TIMED(PER, STEP)                                           \
+  const long long dl_t0 = clock64();                                      \
+  _Pragma("unroll 1") for (int dl_i = 0; dl_i < iters; dl_i++) {          \
+    _Pragma("unroll") for (int u = 0; u < (PER); u++) { STEP; }           \
+  }                                                                       \
+  const long long dl_t1 = clock64();                                      \
+  if (threadIdx.x == 0) out[blockIdx.x] = dl_t1 - dl_t0;
+
+#define DEPLAT(NAME, T, STEP)                                                                       \
+  extern "C" __global__ void __launch_bounds__(32) NAME(int iters, T a, T b, float* sink,           \
+                                                        long long* out) {                           \
+    T x = a + (T)threadIdx.x;                                                                       \
+    DEPLAT_TIMED(256, STEP)                                                                         \
+    sink[threadIdx.x] = (float)x;                                                                   \
+  }
+
+DEPLAT(deplat_ffma, float, x = fmaf(x, a, b))
+DEPLAT(deplat_fadd, float, x = x + a)
+DEPLAT(deplat_dfma, double, x = fma(x, a, b))
+DEPLAT(deplat_imad, unsigned, asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b)))
+DEPLAT(deplat_iadd3, unsigned,
+       asm volatile("add.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %2;" : "+r"(x) : "r"(a), "r"(b)))
+DEPLAT(deplat_lop3, unsigned, asm volatile("lop3.b32 %0, %0, %1, %2, 0x96;" : "+r"(x) : "r"(a), "r"(b)))
+// x -> 2^-x (the negation is MUFU's operand modifier, no extra instruction) stays in (0, 1).
+DEPLAT(deplat_mufu_ex2, float,
+       asm volatile("{.reg .f32 t; neg.f32 t, %0;\n\tex2.approx.ftz.f32 %0, t;}" : "+f"(x)))
+DEPLAT(deplat_mufu_rsq, float, asm volatile("rsqrt.approx.ftz.f32 %0, %0;" : "+f"(x)))
+// Butterfly masks 1, 2, 4, 8, 16 in turn: no two neighbours cancel.
+DEPLAT(deplat_shfl, unsigned, x = __shfl_xor_sync(0xffffffffu, x, 1 << (u % 5)))
+
+// Shared atomics: the value atomicAdd returns is the next increment (ATOMS.ADD R, [R+UR], R),
+// each lane on its own word (32 banks, no conflict).
+extern "C" __global__ void __launch_bounds__(32) deplat_atoms(int iters, unsigned a, unsigned b, float* sink,
+                                                             long long* out) {
+  __shared__ unsigned s[32];
+  s[threadIdx.x & 31] = b;
+  __syncwarp();
+  unsigned* p = s + (threadIdx.x & 31);
+  unsigned x = a;
+  DEPLAT_TIMED(256, x = atomicAdd(p, x))
+  sink[threadIdx.x] = (float)x;
+}
+
+// Tensor cores, one accumulator chained through mma_sync(acc, a, b, acc). TF32 m16n16k8 is four
+// HMMA.1684.F32.TF32: two independent n8 halves, each two dependent k4 steps; FP64 m8n8k4 is one
+// DMMA.8x8x4. The accumulator is stored at the end.
+extern "C" __global__ void __launch_bounds__(32) deplat_hmma_tf32(int iters, const float* ab, float* sink,
+                                                                 long long* out) {
+  wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc;
+  wmma::load_matrix_sync(fa, ab, 8);
+  wmma::load_matrix_sync(fb, ab + 128, 8);
+#pragma unroll
+  for (int t = 0; t < fa.num_elements; t++) fa.x[t] = wmma::__float_to_tf32(fa.x[t]);
+#pragma unroll
+  for (int t = 0; t < fb.num_elements; t++) fb.x[t] = wmma::__float_to_tf32(fb.x[t]);
+  wmma::fill_fragment(acc, 0.f);
+  DEPLAT_TIMED(32, wmma::mma_sync(acc, fa, fb, acc))
+  wmma::store_matrix_sync(sink, acc, 16, wmma::mem_row_major);
+}
+
+extern "C" __global__ void __launch_bounds__(32) deplat_dmma_fp64(int iters, const double* ab, double* sink,
+                                                                 long long* out) {
+  wmma::fragment<wmma::matrix_a, 8, 8, 4, double, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 8, 4, double, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 8, 4, double> acc;
+  wmma::load_matrix_sync(fa, ab, 4);
+  wmma::load_matrix_sync(fb, ab + 32, 4);
+  wmma::fill_fragment(acc, 0.);
+  DEPLAT_TIMED(32, wmma::mma_sync(acc, fa, fb, acc))
+  wmma::store_matrix_sync(sink, acc, 8, wmma::mem_row_major);
+}
+
+// __syncthreads() and nothing else: launched with blocks of 32, 256 or 1024 threads, as many
+// blocks as SMs; thread 0 of every block writes its cycles.
+extern "C" __global__ void __launch_bounds__(1024) deplat_bar(int iters, long long* out) {
+  DEPLAT_TIMED(32, __syncthreads())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bytes in flight (group "inflight"): each thread issues U independent 16-byte ld.global.cg
+// loads, then sums them, then the next U: the loop is not unrolled (a warp issues in order, so
+// at most U loads per thread are outstanding, and right after the U issue, all U are). The
+// launch sets the warps per SM, so bandwidth x latency = bytes in flight (Little's law) can be
+// read off for each (warps, U). Addresses are grid-strided and wrap with `mask` (the buffer is a
+// power-of-two number of float4s), so any grid streams any buffer: 1 GiB >> L2 for DRAM, 4 MiB
+// for L2. Thread 0 of each block writes its %smid to sm_of[block], for the host to check that
+// every SM got the same number of blocks. U <= 4 fit 32 registers (2048 threads per SM);
+// U = 8 needs more (32 of them hold the loaded data), so it is bounded to 1024 threads per SM.
+
+__device__ __forceinline__ unsigned sm_id() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+template <int U>
+__device__ __forceinline__ void inflight(int groups, const float4* in, unsigned mask, int* sm_of, float* sink,
+                                         long long* st) {
+  STAMP_BEGIN
+  const unsigned stride = gridDim.x * blockDim.x;
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  float acc = 0.f;
+#pragma unroll 1
+  for (int g = 0; g < groups; g++) {
+    float4 v[U];
+#pragma unroll
+    for (int u = 0; u < U; u++) v[u] = __ldcg(in + ((i + u * stride) & mask));
+#pragma unroll
+    for (int u = 0; u < U; u++) acc += (v[u].x + v[u].y) + (v[u].z + v[u].w);
+    i += U * stride;
+  }
+  if (acc == -1.f) sink[0] = acc;  // the buffer holds 1.0f: never taken
+  if (threadIdx.x == 0) sm_of[blockIdx.x] = sm_id();
+  STAMP_END(st)
+}
+
+#define INFLIGHT(U, MIN_BLOCKS)                                                                     \
+  extern "C" __global__ void __launch_bounds__(1024, MIN_BLOCKS) inflight_u##U(                      \
+      int groups, const float4* in, unsigned mask, int* sm_of, float* sink, long long* st) {         \
+    inflight<U>(groups, in, mask, sm_of, sink, st);                                                  \
+  }
+
+INFLIGHT(1, 2)
+INFLIGHT(2, 2)
+INFLIGHT(4, 2)
+INFLIGHT(8, 1)
+
+// ---------------------------------------------------------------------------------------------
+// Shared-memory atomics under address patterns (group "smem_atomics"), in the form a histogram
+// uses: atomicAdd(&bins[x], 1) on unsigned, result unused, which the compiler emits as
+// ATOMS.POPC.INC.32. Two 1024-thread blocks per SM, one 1024-word bin array per block, shared by
+// its 32 warps. atoms_fixed: lane's word is (lane * mul) >> shift, fixed for the kernel (mul = K:
+// K-way bank conflict over distinct words; mul = 0: one word; shift = s: groups of 2^s lanes on
+// one word), 16 atomics per loop iteration on that address. atoms_random: each atomic's word is
+// the top bits of a per-thread LCG (x = 1664525 x + 1013904223, bin = x >> shift, seeded by a
+// bijective hash of seed + global thread index), so every warp instruction scatters its 32 lanes
+// over 2^(32 - shift) bins like a histogram of random bytes; the host replays the same sequence
+// to count the bank conflicts. Each atomic costs IMAD + SHF + LEA besides the ATOMS. At the end
+// every block copies its bins to out[block][1024], for the host to check the counts (`sink` is
+// unused: the parameters end as every kernel Bench.throughput launches).
+
+#define ATOMS_PROLOGUE                                                                      \
+  STAMP_BEGIN                                                                               \
+  __shared__ unsigned bins[1024];                                                           \
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) bins[i] = 0u;                        \
+  __syncthreads();
+
+#define ATOMS_EPILOGUE                                                                      \
+  __syncthreads();                                                                          \
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) out[1024 * blockIdx.x + i] = bins[i]; \
+  STAMP_END(st)
+
+extern "C" __global__ void __launch_bounds__(1024, 2) atoms_fixed(int iters, unsigned mul, unsigned shift,
+                                                                 unsigned* out, float* sink, long long* st) {
+  ATOMS_PROLOGUE
+  unsigned* p = bins + ((((threadIdx.x & 31) * mul) >> shift) & 1023);
+#pragma unroll 1
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 16; u++) atomicAdd(p, 1u);
+  }
+  ATOMS_EPILOGUE
+}
+
+__device__ __forceinline__ unsigned fmix32(unsigned h) {  // murmur3's finalizer: a bijection
+  h ^= h >> 16; h *= 0x85ebca6bu; h ^= h >> 13; h *= 0xc2b2ae35u; h ^= h >> 16;
+  return h;
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 2) atoms_random(int iters, unsigned shift, unsigned seed,
+                                                                  unsigned* out, float* sink, long long* st) {
+  ATOMS_PROLOGUE
+  unsigned x = fmix32(seed + blockIdx.x * blockDim.x + threadIdx.x);
+#pragma unroll 1
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+      x = x * 1664525u + 1013904223u;
+      atomicAdd(bins + (x >> shift), 1u);
+    }
+  }
+  ATOMS_EPILOGUE
+}
+
+// ---------------------------------------------------------------------------------------------
+// Barrier throughput (group "barrier"): every thread does 8 independent FFMAs then
+// __syncthreads(), once per loop iteration; the _nobar twin is the same loop without the
+// barrier, so the difference is what the barrier costs with the SM full (2048 threads: 8 blocks
+// of 256 or 2 of 1024; 32 registers). The loop is not unrolled on purpose: ptxas moves
+// register-only FFMAs across BAR.SYNC, and in an unrolled body it bunches them (22, 11, 0, 0
+// between four barriers); with one barrier per iteration every interval holds the 8 FFMAs. Both
+// twins carry the same loop overhead (UIADD3, ISETP, BRA).
+
+#define BARRIER_LOOP(NAME, SYNC)                                                                   \
+  extern "C" __global__ void __launch_bounds__(1024, 2) NAME(int iters, float b, float c, float* sink, \
+                                                            long long* st) {                      \
+    STAMP_BEGIN                                                                                    \
+    float x[8];                                                                                    \
+    _Pragma("unroll") for (int k = 0; k < 8; k++) x[k] = threadIdx.x * 1e-3f + k;                 \
+    _Pragma("unroll 1") for (int i = 0; i < iters; i++) {                                          \
+      _Pragma("unroll") for (int k = 0; k < 8; k++) x[k] = fmaf(x[k], b, c);                       \
+      SYNC;                                                                                        \
+    }                                                                                              \
+    float acc = 0.f;                                                                               \
+    _Pragma("unroll") for (int k = 0; k < 8; k++) acc += x[k];                                     \
+    if (acc == -1.f) sink[0] = acc;                                                                \
+    STAMP_END(st)                                                                                  \
+  }
+
+BARRIER_LOOP(barrier_ffma, __syncthreads())
+BARRIER_LOOP(barrier_ffma_nobar, (void)0)

@@ -19,6 +19,16 @@ mma_fp64_m16n8k16 one DMMA.16x8x16; smem_read32_* 16 LDS (+16 IADD) per iteratio
 the loop; smem_read128 4 LDS.128; chase_* one LDG.E.64 (.STRONG.GPU for .cg) or LDS per step;
 atomic_global_* REDG.E.ADD.STRONG.GPU; atomic_shared_*_add ATOMS.ADD; atomic_shared_*_one
 ATOMS.POPC.INC.32 (the compiler's form of atomicAdd(p, 1) on shared memory).
+Timed loops, exactly (each also holds the loop's UIADD3, ISETP.LE.AND and BRA, nothing else):
+deplat_{ffma,fadd,dfma,imad,iadd3,lop3,mufu_ex2,mufu_rsq,shfl,atoms} 256 FFMA / FADD / DFMA / IMAD /
+IADD3 / LOP3.LUT / MUFU.EX2 (operand -x) / MUFU.RSQ / SHFL.BFLY / ATOMS.ADD, each reading the register
+the one before wrote; deplat_hmma_tf32 128 HMMA.1684.F32.TF32 (32 mma_sync: two interleaved chains,
+each HMMA reading the one two before); deplat_dmma_fp64 32 DMMA.8x8x4 in one chain + 30 NOP (ptxas's,
+between dependent DMMAs); deplat_bar 32 BAR.SYNC.DEFER_BLOCKING; inflight_uU U LDG.E.128.STRONG.GPU,
+all issued before the first of 4U FADD (plus per load a LOP3 mask, IMAD.WIDE.U32 address, IADD3 or
+LEA; 19, 25, 29, 46 registers for U = 1, 2, 4, 8); atoms_fixed 16 ATOMS.POPC.INC.32 on one address;
+atoms_random 8 x (IMAD + SHF.R.U32.HI + LEA + ATOMS.POPC.INC.32) + 1 IMAD.MOV.U32; barrier_ffma
+BAR.SYNC.DEFER_BLOCKING + 8 FFMA, barrier_ffma_nobar the 8 FFMA.
 """
 from __future__ import annotations
 
@@ -34,7 +44,8 @@ import numpy as np
 
 SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
-GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink"]
+GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
+          "deplat", "inflight", "smem_atomics", "barrier"]
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
 
@@ -123,8 +134,10 @@ class Bench:
         self.cuda.Context.synchronize()
         return got
 
-    def throughput(self, name: str, args, per_iter: int, blocks: int, threads: int, n0: int) -> dict:
-        """Calibrate, time and return ms, ops (per-thread loop ops x threads), the clock it ran at."""
+    def throughput(self, name: str, args, per_iter: int, blocks: int, threads: int, n0: int,
+                   target_ms: float | None = None) -> dict:
+        """Calibrate (one launch about target_ms, default self.target_ms), time and return ms, ops (per-thread
+        loop ops x threads), the clock it ran at."""
         cuda = self.cuda
         fn = self.f(name)
         grid, block = (blocks, 1), (threads, 1, 1)
@@ -132,7 +145,7 @@ class Bench:
         def run(n):
             fn(np.int32(n), *args, self.sink, self.stamps, block=block, grid=grid)
 
-        n = self.calibrate(run, n0, hi=(1 << 31) - 1)
+        n = self.calibrate(run, n0, target_ms, hi=(1 << 31) - 1)
         ms = self.time(lambda i: run(n))
         clk = self.clock(blocks)
         ops = float(blocks) * threads * n * per_iter
@@ -540,8 +553,255 @@ def m_hostlink(b: Bench) -> None:
     del pin1, pin2
 
 
+# ------------------------------------------------------------------------------------------------
+# Dependent-issue latency, bandwidth against bytes in flight, shared atomics by address pattern,
+# barrier cost: the figures the timing model reads for latency-bound and synchronising code.
+
+DEPLAT_CHAINS = (  # figure suffix, (a, b) arguments, SASS of each step, the chain
+    ("ffma", (np.float32(0.9999), np.float32(1e-4)), "FFMA", "x = fmaf(x, a, b)"),
+    ("fadd", (np.float32(1e-4), np.float32(0)), "FADD", "x = x + a"),
+    ("dfma", (np.float64(0.9999), np.float64(1e-4)), "DFMA", "x = fma(x, a, b), double"),
+    ("imad", (np.uint32(1664525), np.uint32(1013904223)), "IMAD", "mad.lo.u32 x, x, a, b"),
+    ("iadd3", (np.uint32(3), np.uint32(5)), "IADD3", "x = x + a + b (two PTX adds, one IADD3)"),
+    ("lop3", (np.uint32(0x5bd1e995), np.uint32(0x1b873593)), "LOP3.LUT", "lop3.b32 x, x, a, b, 0x96 (x ^ a ^ b)"),
+    ("mufu_ex2", (np.float32(0.5), np.float32(0)), "MUFU.EX2", "x = ex2.approx.ftz(-x) (the negation is an operand "
+     "modifier)"),
+    ("mufu_rsq", (np.float32(1.0), np.float32(0)), "MUFU.RSQ", "x = rsqrt.approx.ftz(x)"),
+    ("shfl", (np.uint32(1), np.uint32(0)), "SHFL.BFLY", "x = __shfl_xor_sync(full mask, x, m), m = 1, 2, 4, 8, 16 in "
+     "turn"),
+    ("atoms", (np.uint32(1), np.uint32(0)), "ATOMS.ADD", "x = atomicAdd(&s[lane], x) on shared memory: the value "
+     "returned is the next increment, each lane on its own bank"),
+)
+DEPLAT_MMA = (  # figure suffix, operand dtype, SASS of each mma_sync
+    ("hmma_tf32", np.float32, "wmma::mma_sync m16n16k8 TF32, one accumulator chained: four HMMA.1684.F32.TF32 in two "
+     "independent chains (the two n8 halves) of two dependent k4 steps, so about two HMMA latencies per mma_sync"),
+    ("dmma_fp64", np.float64, "wmma::mma_sync m8n8k4 FP64, one accumulator chained: one DMMA.8x8x4 each (ptxas "
+     "puts a NOP between dependent DMMAs, 30 per 32)"))
+
+
+def loop_cycles(b: Bench, launch, out, blocks: int, n: int, per_iter: int) -> dict:
+    """Cycles per step of a kernel's timed loop, from the clock64 cycles its blocks' thread 0 write to `out`:
+    launches of n and of 2n loop iterations, each the median over blocks and then over launches; the
+    difference / (n x per_iter) leaves out what runs once per launch (the first pass through a cold instruction
+    cache, loads that ptxas places inside the timed region, the clock reads)."""
+    cyc = np.empty(blocks, np.int64)
+    launches = 3 if b.quick else 7
+    med = []
+    for iters in (n, 2 * n):
+        runs = []
+        for _ in range(launches):
+            launch(iters)
+            b.cuda.memcpy_dtoh(cyc, out)
+            runs.append(float(np.median(cyc)))
+        med.append(float(np.median(runs)))
+    return {"clk": (med[1] - med[0]) / (n * per_iter), "cycles": med, "iters": [n, 2 * n], "launches": launches,
+            "clk_including_fixed": med[1] / (2 * n * per_iter)}
+
+
+def m_deplat(b: Bench) -> None:
+    """One warp alone, one dependent chain: the latency of each instruction class as code waiting on it sees it."""
+    cuda = b.cuda
+    n = 32 if b.quick else 128
+    out = cuda.mem_alloc(8 * b.sms)
+
+    def fig(name, r, what, **extra):
+        n1, n2 = r["iters"]
+        b.fig(f"deplat_{name}", r["clk"], "clk",
+              f"{what}; clock64 around the loop; (cycles at {n2} iterations - cycles at {n1}) / ({n1} x steps per "
+              f"iteration), each the median of {r['launches']} launches; plus the loop's UIADD3, ISETP and BRA once "
+              "per iteration",
+              cycles=r["cycles"], iters=r["iters"], clk_including_fixed=r["clk_including_fixed"], **extra)
+
+    alone = "one warp alone on the GPU (1 block x 32 threads, lane 0 times)"
+
+    for name, args, sass, chain in DEPLAT_CHAINS:
+        fn = b.f(f"deplat_{name}")
+        r = loop_cycles(b, lambda k, fn=fn, args=args: fn(np.int32(k), *args, b.sink, out, block=(32, 1, 1),
+                                                             grid=(1, 1)), out, 1, n, 256)
+        fig(name, r, f"{alone}, a dependent chain {chain}: 256 {sass} per loop iteration, each taking the previous "
+            "one's result; cycles per instruction", sass=sass)
+    rng = np.random.default_rng(0)
+    for name, dtype, what in DEPLAT_MMA:
+        ab = cuda.to_device((rng.random(256 if dtype == np.float32 else 64) * 1e-3).astype(dtype))
+        fn = b.f(f"deplat_{name}")
+        r = loop_cycles(b, lambda k, fn=fn, ab=ab: fn(np.int32(k), ab, b.sink, out, block=(32, 1, 1), grid=(1, 1)),
+                        out, 1, n, 32)
+        fig(name, r, f"{alone}, {what}; 32 mma_sync per loop iteration; cycles per mma_sync")
+        ab.free()
+    fn = b.f("deplat_bar")
+    for threads in (32, 256, 1024):
+        r = loop_cycles(b, lambda k, t=threads: fn(np.int32(k), out, block=(t, 1, 1), grid=(b.sms, 1)),
+                        out, b.sms, n, 32)
+        fig(f"bar_{threads}", r, f"__syncthreads() and nothing else, 32 BAR.SYNC.DEFER_BLOCKING per loop iteration, "
+            f"blocks of {threads} threads, {b.sms} blocks (as many as SMs), thread 0 of each times, median over "
+            "blocks; cycles per barrier")
+    out.free()
+
+
+INFLIGHT_WARPS = (1, 2, 4, 8, 16, 32, 64)  # warps per SM
+INFLIGHT_LOADS = (1, 2, 4, 8)  # independent 16-byte loads per thread; 8 needs 64 registers: at most 32 warps per SM
+
+
+def _inflight_point(b: Bench, buf, nbytes: int, sm_of, warps: int, loads: int) -> dict:
+    """One (warps per SM, loads per thread) point: bandwidth, and the latency Little's law implies from it."""
+    per_sm = max(1, warps // 32)  # blocks per SM: one of 32 x warps threads, two of 1024 for 64 warps
+    threads, blocks = 32 * warps // per_sm, b.sms * per_sm
+    r = b.throughput(f"inflight_u{loads}", (buf, np.uint32(nbytes // 16 - 1), sm_of), loads, blocks, threads, 16,
+                     target_ms=b.target_ms / 3)
+    ids = np.empty(blocks, np.int32)
+    b.cuda.memcpy_dtoh(ids, sm_of)
+    on_sm = np.bincount(ids, minlength=b.sms)
+    gbs = r["ops"] * 16 / r["ms"] / 1e6
+    in_flight = warps * 32 * 16 * loads
+    ns = in_flight * b.sms / gbs  # bytes / (GB/s) = ns
+    return {"warps_per_sm": warps, "loads_per_thread": loads, "bytes_in_flight_per_sm": in_flight, "gbs": gbs,
+            "latency_ns": ns, "latency_clk": ns * r["clock_mhz"] / 1e3, "clock_mhz": r["clock_mhz"], "ms": r["ms"],
+            "blocks_per_sm": [int(on_sm.min()), int(on_sm.max())], "registers": r["registers"]}
+
+
+def m_inflight(b: Bench) -> None:
+    """Bandwidth as a function of the bytes each SM keeps in flight, for DRAM and for L2 (Little's law)."""
+    cuda = b.cuda
+    sm_of = cuda.mem_alloc(4 * 2 * b.sms)
+    dram = (256 if b.quick else 1024) << 20
+    for level, nbytes, where in (
+            ("dram", dram, f"a {dram >> 20} MiB buffer (L2 is {b.dev['l2_bytes'] >> 20} MiB) streamed through"),
+            ("l2", 4 << 20, "a 4 MiB buffer re-read over and over (L2 hits)")):
+        buf = cuda.mem_alloc(nbytes)
+        cuda.memset_d32(buf, 0x3F800000, nbytes // 4)  # 1.0f
+        rows = [_inflight_point(b, buf, nbytes, sm_of, w, u) for w in INFLIGHT_WARPS for u in INFLIGHT_LOADS
+                if u < 8 or w <= 32]
+        best = max(rows, key=lambda row: row["gbs"])
+        warps = ", ".join(map(str, INFLIGHT_WARPS))
+        b.fig(f"inflight_{level}", best["gbs"], "GB/s",
+              "inflight_u<U>: each thread issues U independent 16-byte ld.global.cg loads (LDG.E.128.STRONG.GPU), "
+              "then sums them, in a loop that is not unrolled (at most U outstanding per thread), addresses "
+              f"grid-strided over {where}; warps per SM W = {warps} ({b.sms} blocks of 32W threads, 2 blocks of "
+              "1024 per SM for 64; blocks_per_sm is the [min, max] over SMs read from %smid), U = 1, 2, 4, 8 (8 only "
+              "up to 32 warps: it takes 64 registers per thread); value: the highest GB/s; table: per point GB/s = "
+              "bytes / event time, bytes in flight per SM = W x 32 x 16 x U (the most the loads can have "
+              f"outstanding), latency = bytes in flight x {b.sms} SMs / bandwidth (Little's law: the mean latency if "
+              "every load were always outstanding, an upper bound), in ns and in SM cycles at the clock the kernel "
+              "ran at (block stamps)",
+              table=rows, bytes=nbytes,
+              peak_at={"warps_per_sm": best["warps_per_sm"], "loads_per_thread": best["loads_per_thread"]})
+        buf.free()
+    sm_of.free()
+
+
+ATOMS_FIXED = (  # pattern, mul, shift (lane's word = (lane * mul) >> shift), what
+    ("lane", 1, 0, "lane l on word l: every lane its own bank"),
+    *((f"stride{k}", k, 0, f"lane l on word {k}l: a {k}-way bank conflict over distinct words")
+      for k in (2, 4, 8, 16, 32)),
+    ("one_word", 0, 0, "all 32 lanes on word 0"),
+    *((f"group{g}", 1, g.bit_length() - 1, f"lanes in groups of {g} on one word (word l/{g}, distinct banks)")
+      for g in (2, 4, 8, 16)),
+)
+ATOMS_RANDOM_BINS = (32, 256, 1024)
+ATOMS_SEED = 12345
+
+
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    """murmur3's 32-bit finalizer, as fmix32 in kernels/microbench.cu."""
+    h = h ^ (h >> np.uint32(16))
+    h = h * np.uint32(0x85EBCA6B)
+    h = h ^ (h >> np.uint32(13))
+    h = h * np.uint32(0xC2B2AE35)
+    return h ^ (h >> np.uint32(16))
+
+
+def atoms_fixed_words(mul: int, shift: int, steps: int) -> np.ndarray:
+    """The words atoms_fixed's block hits in its threads' first `steps` atomics: every warp the same row, lane l on
+    word (l * mul) >> shift; (steps x 32 warps, 32) as atoms_random_words."""
+    lanes = np.arange(32, dtype=np.uint32)
+    return np.tile(((lanes * np.uint32(mul)) >> np.uint32(shift)) & np.uint32(1023), (32 * steps, 1))
+
+
+def atoms_random_words(bins: int, threads: int, steps: int, seed: int = ATOMS_SEED) -> np.ndarray:
+    """The words atoms_random's first `threads` threads (in grid order) hit in their first `steps` atomics, replayed:
+    one row of 32 lanes per warp instruction, (steps x threads / 32, 32)."""
+    x = _fmix32(np.arange(threads, dtype=np.uint32) + np.uint32(seed))
+    shift = np.uint32(32 - (bins.bit_length() - 1))
+    rows = []
+    for _ in range(steps):
+        x = x * np.uint32(1664525) + np.uint32(1013904223)
+        rows.append((x >> shift).reshape(-1, 32))
+    return np.concatenate(rows)
+
+
+def bank_stats(words: np.ndarray) -> dict:
+    """For warp-level shared accesses (rows of 32 lanes' word indices): the mean over rows of the bank-conflict
+    degree (the most distinct words any one bank is asked for) and of the most lanes on one word."""
+    same = words[:, :, None] == words[:, None, :]
+    first = ~np.tril(same, -1).any(2)  # no lower lane asks for this word
+    bank = words % 32
+    distinct_in_bank = ((bank[:, :, None] == bank[:, None, :]) & first[:, None, :]).sum(2)
+    return {"conflict_degree": float(distinct_in_bank.max(1).mean()),
+            "lanes_per_word": float(same.sum(2).max(1).mean())}
+
+
+def _atoms_checked(b: Bench, kernel: str, args, per_iter: int, out, blocks: int, words) -> bool:
+    """A short launch (3 loop iterations): block 0's bins hold the counts of the words it was meant to hit, and every
+    block counted 1024 threads x its atomics."""
+    iters = 3
+    b.f(kernel)(np.int32(iters), *args, out, b.sink, b.stamps, block=(1024, 1, 1), grid=(blocks, 1))
+    got = np.empty((blocks, 1024), np.uint32)
+    b.cuda.memcpy_dtoh(got, out)
+    want = np.bincount(words(iters * per_iter).ravel(), minlength=1024)
+    return bool((got[0] == want).all() and (got.sum(1, dtype=np.int64) == 1024 * iters * per_iter).all())
+
+
+def m_smem_atomics(b: Bench) -> None:
+    """Histogram-style shared atomics, atomicAdd(&bins[x], 1) (ATOMS.POPC.INC.32), by address pattern: SM cycles per
+    warp instruction, beside the bank-conflict degree and the lanes per word of the pattern."""
+    blocks = b.sms * 2
+    out = b.cuda.mem_alloc(4 * 1024 * blocks)
+    grid = f"{blocks} blocks x 1024 threads (2 per SM), one 1024-word bin array per block shared by its 32 warps"
+    # each case: pattern, kernel, arguments, atomics per loop iteration, what, and words(steps): block 0's words in
+    # its first `steps` atomics per thread, one row of 32 lanes per warp instruction (for the check and the stats)
+    cases = [(pattern, "atoms_fixed", (np.uint32(mul), np.uint32(shift)), 16, what,
+              lambda steps, mul=mul, shift=shift: atoms_fixed_words(mul, shift, steps))
+             for pattern, mul, shift, what in ATOMS_FIXED]
+    cases += [(f"random{bins}", "atoms_random", (np.uint32(32 - (bins.bit_length() - 1)), np.uint32(ATOMS_SEED)), 8,
+               f"each atomic's word is pseudo-random among {bins} (a per-thread LCG's top bits, new every atomic, like "
+               "a histogram of random bytes); conflict_degree and lanes_per_word are means over block 0's 32 warps x "
+               "64 atomics, replayed on the host", lambda steps, bins=bins: atoms_random_words(bins, 1024, steps))
+              for bins in ATOMS_RANDOM_BINS]
+    for pattern, kernel, args, per_iter, what, words in cases:
+        ok = _atoms_checked(b, kernel, args, per_iter, out, blocks, words)
+        r = b.throughput(kernel, (*args, out), per_iter, blocks, 1024, 64)
+        b.fig(f"atoms_{pattern}", 32 / per_clk_sm(b, r["ops"], r), "clk/warp-instr/SM",
+              f"{kernel}: shared-memory atomicAdd(&bins[word], 1), result unused (ATOMS.POPC.INC.32), {what}; "
+              f"{per_iter} per loop iteration; {grid}; SM cycles per warp-level atomic (event time x clock x SMs / "
+              "warp atomics); counts checked after a short launch", **bank_stats(words(64)), verified=ok,
+              clock_mhz=r["clock_mhz"], ms=r["ms"], iters=r["iters"])
+    out.free()
+
+
+def m_barrier(b: Bench) -> None:
+    """What __syncthreads() costs a full SM: a loop of 8 FFMA + barrier against the same loop without the barrier."""
+    ffma = (np.float32(0.9999), np.float32(1e-4))
+    for threads, per_sm in ((256, 8), (1024, 2)):
+        name = f"barrier_{threads}x{per_sm}"
+        grid = f"{b.sms * per_sm} blocks x {threads} threads ({per_sm} per SM, 2048 threads)"
+        cyc = {}
+        for kernel, fig, what in (("barrier_ffma_nobar", f"{name}_nobar", "8 independent FFMA, no barrier"),
+                                  ("barrier_ffma", name, "8 independent FFMA then __syncthreads()")):
+            r = b.throughput(kernel, ffma, 1, b.sms * per_sm, threads, 256)
+            cyc[fig] = threads / per_clk_sm(b, r["ops"], r)  # SM cycles per block-iteration
+            extra = {"minus_nobar": cyc[fig] - cyc[f"{name}_nobar"]} if fig == name else {}
+            b.fig(fig, cyc[fig], "clk/block-iter/SM",
+                  f"{kernel}: a loop of {what} (SASS: 8 FFMA{' + BAR.SYNC' if fig == name else ''} + UIADD3, ISETP, "
+                  f"BRA per iteration, not unrolled); {grid}; SM cycles per loop iteration of one block (event time "
+                  f"x clock x SMs / block-iterations); block_cycles_per_iter = x {per_sm}, the cycles a block sees "
+                  "per iteration" + ("; minus_nobar = the barrier's cost" if extra else ""),
+                  block_cycles_per_iter=cyc[fig] * per_sm, clock_mhz=r["clock_mhz"], ms=r["ms"], iters=r["iters"],
+                  **extra)
+
+
 MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compute": m_compute, "tensor": m_tensor,
-            "latency": m_latency, "atomics": m_atomics, "launch": m_launch, "hostlink": m_hostlink}
+            "latency": m_latency, "atomics": m_atomics, "launch": m_launch, "hostlink": m_hostlink,
+            "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier}
 
 
 # ------------------------------------------------------------------------------------------------

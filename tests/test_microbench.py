@@ -1,21 +1,25 @@
 """The microbenchmarks (kernels/microbench.cu, kernels.microbench) and their committed H100 results.
 
 CPU tests: the source compiles for sm_90 with NVRTC within its launch bounds and without
-spills; the SASS holds the instructions each figure counts (where nvdisasm is installed);
-the whole program runs against a fake driver that checks every launch's arguments against
-the kernel's PTX parameters; the committed results file has every figure with a unit and a
-method. The GPU test skips with the reason where PyCUDA or a GPU is absent.
+spills; the SASS holds the instructions each figure counts (where nvdisasm is installed), and
+the timed loops of the latency, bytes-in-flight, shared-atomics and barrier kernels hold exactly
+those and their loop counter; the host's replay of atoms_random's bins matches the kernel run in
+cudasim; the whole program runs against a fake driver that checks every launch's arguments
+against the kernel's PTX parameters; the committed results file has every figure with a unit and
+a method. The GPU test skips with the reason where PyCUDA or a GPU is absent.
 """
 import json
 import math
 import re
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kernels import microbench
+from needs import need_nvrtc
 
 RESULTS = Path(__file__).resolve().parent.parent / "kernels" / "results" / "microbench_h100.json"
 SRC = microbench.SOURCE.read_text()
@@ -26,7 +30,10 @@ REG_LIMIT = {**{k: 32 for k in ("mem_read", "mem_write", "mem_copy", "fp32_ffma"
                                 "atomic_shared_distinct_add", "atomic_shared_same_add",
                                 "atomic_shared_distinct_one", "atomic_shared_same_one")},
              **{f"smem_read32_stride{k}": 32 for k in (1, 2, 4, 8, 16, 32)},
-             "wmma_tf32": 64, "wmma_fp64": 64, "mma_tf32_m16n8k8": 64, "mma_fp64_m16n8k16": 128}
+             "wmma_tf32": 64, "wmma_fp64": 64, "mma_tf32_m16n8k8": 64, "mma_fp64_m16n8k16": 128,
+             **{k: 32 for k in ("inflight_u1", "inflight_u2", "inflight_u4", "atoms_fixed", "atoms_random",
+                                "barrier_ffma", "barrier_ffma_nobar")},
+             "inflight_u8": 64, "deplat_bar": 64}
 
 # kernel -> (SASS opcode the figure counts, how many per loop body at least)
 SASS_COUNTS = {"fp32_ffma": ("FFMA", 256), "fp64_dfma": ("DFMA", 128), "int_imad": ("IMAD", 128),
@@ -64,7 +71,9 @@ def test_compiles_for_sm_90_within_launch_bounds_without_spills(compiled):
         assert r.registers <= REG_LIMIT.get(name, 255), (name, r.registers)
 
 
-def test_sass_has_the_instructions_each_figure_counts():
+@pytest.fixture(scope="module")
+def sass(tmp_path_factory) -> dict[str, str]:
+    """kernel -> its SASS (nvdisasm -c of NVRTC's cubin for sm_90)."""
     from analysis.sass import find_nvdisasm
     from cudasim.compile import compile_cubin
 
@@ -72,11 +81,15 @@ def test_sass_has_the_instructions_each_figure_counts():
     if not exe:
         pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
     cubin, _ = compile_cubin(SRC, filename="microbench.cu")
-    path = Path(__import__("tempfile").mkdtemp()) / "mb.cubin"
+    path = tmp_path_factory.mktemp("sass") / "mb.cubin"
     path.write_bytes(cubin)
     text = subprocess.run([exe, "-c", str(path)], capture_output=True, text=True, check=True).stdout
     parts = re.split(r"//-+ \.text\.(\w+)\s+-+", text)
-    bodies = {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
+    return {parts[i]: parts[i + 1] for i in range(1, len(parts), 2)}
+
+
+def test_sass_has_the_instructions_each_figure_counts(sass):
+    bodies = sass
     op_re = re.compile(r"/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]+)")
     for name, (op, least) in SASS_COUNTS.items():
         ops = op_re.findall(bodies[name])
@@ -88,25 +101,113 @@ def test_sass_has_the_instructions_each_figure_counts():
     assert _in_loop(bodies["smem_read128"], "LDS.128") == 4
 
 
-def _in_loop(body: str, op: str) -> int:
-    """How many `op` instructions lie inside a loop: between a backward branch and its target."""
-    lines = [l for l in body.splitlines() if re.search(r"/\*[0-9a-f]{4}\*/", l)]
-    addr = [int(re.search(r"/\*([0-9a-f]{4})\*/", l).group(1), 16) for l in lines]
-    labels, pending = {}, []  # label -> address of the instruction after it
+_INS = re.compile(r"/\*([0-9a-f]{4})\*/\s+(.*?)\s*;")
+
+
+def _loops(body: str) -> list[list[tuple[int, str]]]:
+    """Every loop of a kernel's SASS, as its (address, instruction) from a backward branch's target to the branch."""
+    labels, pending, ins = {}, [], []  # label -> address of the instruction after it
     for l in body.splitlines():
         if m := re.match(r"\s*(\.L_x_\d+):", l):
             pending.append(m.group(1))
-        elif (a := re.search(r"/\*([0-9a-f]{4})\*/", l)) and pending:
-            for p in pending:
-                labels[p] = int(a.group(1), 16)
+        elif m := _INS.search(l):
+            a = int(m.group(1), 16)
+            labels.update((p, a) for p in pending)
             pending = []
-    count = set()
-    for l, a in zip(lines, addr):
-        m = re.search(r"BRA `\((\.L_x_\d+)\)", l)
-        if m and labels.get(m.group(1)) is not None and labels[m.group(1)] < a:
-            lo = labels[m.group(1)]
-            count |= {b for l2, b in zip(lines, addr) if lo <= b <= a and re.search(rf"\s{re.escape(op)}\s", l2)}
-    return len(count)
+            ins.append((a, m.group(2)))
+    loops = []
+    for a, text in ins:
+        m = re.search(r"BRA `\((\.L_x_\d+)\)", text)
+        if m and labels.get(m.group(1), a) < a:
+            loops.append([(b, t) for b, t in ins if labels[m.group(1)] <= b <= a])
+    return loops
+
+
+def _opcode(ins: str) -> str:
+    return re.match(r"(?:@!?U?P\w+\s+)?([A-Z][A-Za-z0-9_.]+)", ins).group(1)
+
+
+def _in_loop(body: str, op: str) -> int:
+    """How many `op` instructions lie inside a loop: between a backward branch and its target."""
+    return len({a for loop in _loops(body) for a, t in loop if _opcode(t) == op})
+
+
+def _timed_loop(body: str, op: str) -> list[str]:
+    """The instructions of the loop that holds the most `op`: the kernel's timed loop."""
+    loop = max(_loops(body), key=lambda lp: sum(_opcode(t) == op for _, t in lp))
+    return [t for _, t in loop]
+
+
+def _each_reads_the_one_before(ins: list[str], step: int = 1) -> bool:
+    """Whether every instruction reads the register the one `step` before it wrote (a dependent chain)."""
+    def regs(t):
+        return re.findall(r"\bR\d+\b", t.split(None, 1)[1] if not t.startswith("@") else t.split(None, 2)[2])
+    return all(regs(ins[i - step])[0] in regs(ins[i])[1:] for i in range(step, len(ins)))
+
+
+_COUNTER = {"UIADD3": 1, "ISETP.LE.AND": 1, "BRA": 1}  # the loop count in a uniform register, compare, branch
+# kernel -> the SASS of its timed loop, exactly (kernels/microbench.py's docstring lists the same)
+TIMED_LOOPS = {
+    **{f"deplat_{name}": {op: 256, **_COUNTER} for name, _, op, _ in microbench.DEPLAT_CHAINS},
+    "deplat_hmma_tf32": {"HMMA.1684.F32.TF32": 128, **_COUNTER},
+    "deplat_dmma_fp64": {"DMMA.8x8x4": 32, "NOP": 30, **_COUNTER},
+    "deplat_bar": {"BAR.SYNC.DEFER_BLOCKING": 32, **_COUNTER},
+    "atoms_fixed": {"ATOMS.POPC.INC.32": 16, **_COUNTER},
+    "atoms_random": {"ATOMS.POPC.INC.32": 8, "IMAD": 8, "SHF.R.U32.HI": 8, "LEA": 8, "IMAD.MOV.U32": 1, **_COUNTER},
+    "barrier_ffma": {"FFMA": 8, "BAR.SYNC.DEFER_BLOCKING": 1, **_COUNTER},
+    "barrier_ffma_nobar": {"FFMA": 8, **_COUNTER},
+}
+
+
+def test_timed_loops_hold_exactly_the_instructions_the_figures_count(sass):
+    for name, want in TIMED_LOOPS.items():
+        op = next(iter(want))
+        loop = _timed_loop(sass[name], op)
+        assert Counter(map(_opcode, loop)) == Counter(want), (name, Counter(map(_opcode, loop)))
+    for name, _, op, _ in microbench.DEPLAT_CHAINS:  # one chain: each instruction waits for the one before
+        assert _each_reads_the_one_before([t for t in _timed_loop(sass[f"deplat_{name}"], op) if _opcode(t) == op])
+    chain = [t for t in _timed_loop(sass["deplat_dmma_fp64"], "DMMA.8x8x4") if _opcode(t) == "DMMA.8x8x4"]
+    assert _each_reads_the_one_before(chain)
+    chain = [t for t in _timed_loop(sass["deplat_hmma_tf32"], "HMMA.1684.F32.TF32") if t.startswith("HMMA")]
+    assert _each_reads_the_one_before(chain, step=2)  # two n8 halves, interleaved
+
+
+def test_inflight_loops_issue_all_loads_before_the_first_use(sass):
+    for u in (1, 2, 4, 8):
+        ops = list(map(_opcode, _timed_loop(sass[f"inflight_u{u}"], "LDG.E.128.STRONG.GPU")))
+        c = Counter(ops)
+        assert c["LDG.E.128.STRONG.GPU"] == u and c["FADD"] == 4 * u, (u, c)
+        assert not {o for o in c if o.startswith(("LD", "ST")) and o not in ("LDG.E.128.STRONG.GPU", "LDC.64")}, c
+        last_load = max(i for i, o in enumerate(ops) if o.startswith("LDG"))
+        assert last_load < ops.index("FADD"), u  # U loads in flight before the warp waits on the first
+
+
+def test_bank_stats_of_fixed_patterns():
+    lanes = np.arange(32)
+    for k in (1, 2, 4, 8, 16, 32):  # lane * k: k distinct words in a bank, one lane each
+        assert microbench.bank_stats((lanes * k)[None]) == {"conflict_degree": k, "lanes_per_word": 1}
+    for g in (2, 4, 8, 16, 32):  # lane / g: g lanes on a word, the words in distinct banks
+        assert microbench.bank_stats((lanes // g)[None]) == {"conflict_degree": 1, "lanes_per_word": g}
+    words = np.array([[0, 32, 32, 64] + [1] * 28])  # bank 0 asked for words 0, 32, 64; 28 lanes on word 1
+    assert microbench.bank_stats(words) == {"conflict_degree": 3, "lanes_per_word": 28}
+
+
+def test_atoms_random_replay_matches_the_kernel_in_cudasim():
+    """The host's replay of atoms_random's words (the conflict statistics and the GPU check use it) against the
+    kernel itself: two blocks' bins after 2 iterations (16 atomics per thread)."""
+    need_nvrtc()
+    from cudasim import Out, SourceModule
+
+    fn = SourceModule(SRC, no_extern_c=True).get_function("atoms_random")
+    for bins in microbench.ATOMS_RANDOM_BINS:
+        out = np.zeros((2, 1024), np.uint32)
+        fn(np.int32(2), np.uint32(32 - (bins.bit_length() - 1)), np.uint32(microbench.ATOMS_SEED), Out(out),
+           Out(np.zeros(1, np.float32)), Out(np.zeros((2, 4), np.int64)), block=(1024, 1, 1), grid=(2, 1))
+        words = microbench.atoms_random_words(bins, 2048, 16).reshape(16, 2, 32, 32)  # step, block, warp, lane
+        for blk in (0, 1):
+            assert (out[blk] == np.bincount(words[:, blk].ravel(), minlength=1024)).all(), (bins, blk)
+    stats = microbench.bank_stats(microbench.atoms_random_words(256, 2048, 64))
+    assert 2.5 < stats["conflict_degree"] < 4 and 1.5 < stats["lanes_per_word"] < 2.5  # 32 lanes into 32 banks
 
 
 def test_chain_is_one_cycle_over_every_line():
@@ -231,6 +332,22 @@ def test_runs_end_to_end_against_a_fake_driver(compiled, monkeypatch, tmp_path):
     assert not data["errors"]
     assert set(entries) - {"chase_shared"} <= set(launches) | {"chase_shared"}
     _check_results(data, quick=True)
+    figs = data["figures"]
+    assert NEW_FIGURES <= set(figs), NEW_FIGURES - set(figs)
+    for level in ("dram", "l2"):
+        rows = figs[f"inflight_{level}"]["table"]
+        assert len(rows) == 7 * 4 - 1  # 64 warps per SM only up to 4 loads per thread
+        assert all({"warps_per_sm", "loads_per_thread", "bytes_in_flight_per_sm", "gbs", "latency_ns",
+                    "latency_clk"} <= set(r) for r in rows)
+    assert figs["atoms_stride8"]["conflict_degree"] == 8 and figs["atoms_group4"]["lanes_per_word"] == 4
+    assert "minus_nobar" in figs["barrier_256x8"]
+
+
+NEW_FIGURES = ({f"deplat_{c[0]}" for c in microbench.DEPLAT_CHAINS} | {f"deplat_{c[0]}" for c in microbench.DEPLAT_MMA}
+               | {f"deplat_bar_{t}" for t in (32, 256, 1024)} | {"inflight_dram", "inflight_l2"}
+               | {f"atoms_{p[0]}" for p in microbench.ATOMS_FIXED}
+               | {f"atoms_random{n}" for n in microbench.ATOMS_RANDOM_BINS}
+               | {"barrier_256x8", "barrier_256x8_nobar", "barrier_1024x2", "barrier_1024x2_nobar"})
 
 
 def _check_results(data: dict, quick: bool) -> None:
@@ -274,6 +391,7 @@ def test_cli_without_gpu_says_why():
     else:
         pytest.skip("PyCUDA is installed: the no-GPU path is not reachable here")
     assert microbench.main(["--quick"]) == 2
+    assert microbench.main(["--only", "deplat", "inflight", "smem_atomics", "barrier"]) == 2
 
 
 def test_on_gpu_quick_pass(tmp_path):
