@@ -1,6 +1,6 @@
 """The corpus out of sample: every model's prediction (no GPU) against what the H100 measured.
 
-    python -m corpus.compare [--measured corpus/results/corpus_h100.json] [--kernels a,b]
+    python -m corpus.compare [--set corpus|holdout] [--measured corpus/results/SET_h100.json] [--kernels a,b]
                              [--out corpus/results/corpus_compare_h100.md]
 
 Counters: each corpus launch resolved as analysis.pipeline resolves a file target (the corpus
@@ -28,9 +28,9 @@ from analysis.compare import judge
 from cudasim.gpus import get_gpu
 
 from . import manifest
+from .sets import DEFAULT, SETS, TITLES, load_set, measured_path
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 def resolve(k: manifest.CorpusKernel, gpu_name: str | None = None) -> pipeline.ResolvedLaunch:
@@ -82,13 +82,13 @@ def predict(k: manifest.CorpusKernel, gpu_name: str | None = None, all_blocks: b
 
 
 def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None = None,
-            all_blocks: bool = False) -> dict:
+            all_blocks: bool = False, kernel_set=manifest) -> dict:
     rows, times, summary = [], [], {}
     judged = [m.name for m in registry.metrics(predicted_only=True)]
     for name, meas in measured["kernels"].items():
         if names and name not in names:
             continue
-        k = manifest.get(name)
+        k = kernel_set.get(name)
         p = predict(k, gpu_name, all_blocks)
         print(f"{name:22s} counters {p['counter_seconds']:5.1f} s, timing {p['timing_seconds']:5.1f} s"
               + (f"; refused: {p['refusals']}" if p["refusals"] else ""), flush=True)
@@ -144,10 +144,13 @@ def markdown(c: dict) -> str:
     s, cs = c["time_summary"], c["counters"]
     dev = c["device"]
     blocks = c.get("counter_blocks", "the pipeline's sampled blocks")
-    L = ["# The corpus out of sample: predicted (no GPU) vs measured (H100)", "",
+    name = c.get("set", DEFAULT)
+    flag = "" if name == DEFAULT else f" --set {name}"
+    measured_file = c.get("measured_file", f"corpus/results/{name}_h100.json")
+    L = [f"# {TITLES[name]} out of sample: predicted (no GPU) vs measured (H100)", "",
          f"Measured on {dev.get('name')} (nvidia-smi: {dev.get('smi')}), {c['measured_date']} "
-         f"(`python -m corpus.measure`, `corpus/results/corpus_h100.json`); ncu: {c['ncu_tool']}. "
-         f"Predicted: `python -m corpus.compare` ({c['run']}). Models unchanged: this is an out-of-sample check.", "",
+         f"(`python -m corpus.measure{flag}`, `{measured_file}`); ncu: {c['ncu_tool']}. "
+         f"Predicted: `python -m corpus.compare{flag}` ({c['run']}). Models unchanged: this is an out-of-sample check.", "",
          "Protocols. **event us**: CUDA events, median of >= 20 launches after 3 warm-ups, inputs rotated "
          "when they fit in L2, default clocks (not locked), as `kernels.bench`; *again*: the same measured a second "
          "time (the spread). **ncu us**: `gpu__time_duration.sum` under ncu's defaults, SM clock locked to base, "
@@ -189,15 +192,21 @@ def markdown(c: dict) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m corpus.compare", description=__doc__.splitlines()[0])
-    p.add_argument("--measured", default=str(RESULTS / "corpus_h100.json"))
+    p.add_argument("--set", choices=sorted(SETS), default=DEFAULT, help="which kernel set (default: %(default)s)")
+    p.add_argument("--measured", help="default: corpus/results/SET_h100.json")
     p.add_argument("--out", help="write Markdown here and the same as JSON beside it")
     p.add_argument("--kernels")
     p.add_argument("--gpu")
     p.add_argument("--all-blocks", action="store_true", help="counters from every block (the time model samples as it does)")
     a = p.parse_args(argv)
-    measured = json.loads(Path(a.measured).read_text())
+    path = Path(a.measured) if a.measured else measured_path(a.set)
+    measured = json.loads(path.read_text())
+    if measured.get("set", DEFAULT) != a.set:  # files from before --set existed hold the corpus
+        p.error(f"{path} measured the set {measured.get('set', DEFAULT)!r}, not {a.set!r}: pass --set to match")
     names = [n.strip() for n in a.kernels.split(",")] if a.kernels else None
-    c = compare(measured, names, a.gpu, a.all_blocks)
+    c = compare(measured, names, a.gpu, a.all_blocks, load_set(a.set))
+    c["set"] = a.set
+    c["measured_file"] = str(path.resolve().relative_to(ROOT)) if path.resolve().is_relative_to(ROOT) else str(path)
     c["counter_blocks"] = "every block simulated" if a.all_blocks else "the pipeline's sampled blocks"
     text = markdown(c)
     print(text)

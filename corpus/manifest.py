@@ -212,11 +212,11 @@ def get(name: str) -> CorpusKernel:
     return BY_NAME[name]
 
 
-def main() -> int:
-    print(f"{'kernel':20s} {'pattern':52s} {'grid':>14s} {'block':>10s} {'MB':>8s} {'MFLOP':>8s}")
-    for k in CORPUS:
+def main(kernels: list[CorpusKernel] | None = None) -> int:
+    print(f"{'kernel':24s} {'pattern':66s} {'grid':>14s} {'block':>10s} {'MB':>8s} {'MFLOP':>8s}")
+    for k in CORPUS if kernels is None else kernels:
         g, b, s = k.launch(k.size, SMS)
-        print(f"{k.name:20s} {k.pattern:52s} {'x'.join(map(str, g)):>14s} {'x'.join(map(str, b)):>10s} "
+        print(f"{k.name:24s} {k.pattern:66s} {'x'.join(map(str, g)):>14s} {'x'.join(map(str, b)):>10s} "
               f"{k.min_bytes(k.size) / 1e6:8.1f} {k.flops(k.size) / 1e6:8.1f}")
     return 0
 

@@ -1,6 +1,6 @@
 """Measure the corpus on a GPU machine: verify and time every kernel, then Nsight Compute counters.
 
-    python -m corpus.measure --out corpus/results/corpus_h100.json [--kernels a,b] [--no-ncu]
+    python -m corpus.measure [--set corpus|holdout] [--out corpus/results/SET_h100.json] [--kernels a,b] [--no-ncu]
 
 Two protocols, both recorded in the output:
 * events: the cubin NVRTC makes (cudasim.compile.compile_cubin, the binary the models read),
@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from . import manifest
+from .sets import DEFAULT, SETS, load_set, measured_path
 
 NCU_ARGS = ["--csv", "--page", "raw", "--print-units", "base", "--target-processes", "all"]
 
@@ -88,9 +89,9 @@ def time_kernel(k: manifest.CorpusKernel, repeats: int = 20, warmup: int = 3) ->
             "gbs": k.min_bytes(k.size) / ms / 1e6, "gflops": k.flops(k.size) / ms / 1e6 if k.flops(k.size) else None}
 
 
-def ncu_child(names: list[str]) -> int:
+def ncu_child(names: list[str], kernel_set=manifest) -> int:
     for name in names:
-        k = manifest.get(name)
+        k = kernel_set.get(name)
         f, inputs, sets, cfg, _ = prepare(k, copies_max=1)
         ok, err = run_once_verify(k, f, inputs, sets, cfg)
         print(f"ncu-child {name}: {'OK' if ok else 'WRONG'} {err:.2e}", flush=True)
@@ -108,18 +109,22 @@ def smi(query: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m corpus.measure", description=__doc__.splitlines()[0])
-    p.add_argument("--out", default="corpus/results/corpus_h100.json")
+    p.add_argument("--set", choices=sorted(SETS), default=DEFAULT, help="which kernel set (default: %(default)s)")
+    p.add_argument("--out", help="default: corpus/results/SET_h100.json")
     p.add_argument("--kernels")
     p.add_argument("--no-ncu", action="store_true")
     p.add_argument("--ncu-child", action="store_true")
     p.add_argument("--ncu-timeout", type=float, default=300)
     a = p.parse_args(argv)
-    names = [n.strip() for n in a.kernels.split(",")] if a.kernels else [k.name for k in manifest.CORPUS]
+    kernel_set = load_set(a.set)
+    a.out = a.out or str(measured_path(a.set))
+    names = [n.strip() for n in a.kernels.split(",")] if a.kernels else [k.name for k in kernel_set.CORPUS]
     if a.ncu_child:
-        return ncu_child(names)
+        return ncu_child(names, kernel_set)
     from kernels import gpu
     _, dev = gpu.init()
     out: dict = {
+        "set": a.set,
         "device": {**dev, "smi": smi("name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,"
                                      "power.limit,temperature.gpu")},
         "smi_fields": "name, driver_version, clocks.sm, clocks.max.sm, clocks.mem, clocks.max.mem, power.limit, temp",
@@ -134,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
                    "gpu__time_duration.sum in ns under that protocol"},
         "kernels": {}}
     for name in names:
-        k = manifest.get(name)
+        k = kernel_set.get(name)
         t0 = time.time()
         try:
             r = time_kernel(k)
@@ -153,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
         out["ncu_tool"] = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip()
         out["ncu_metrics"] = METRICS
         cmd = [ncu, *NCU_ARGS, "--metrics", ",".join(METRICS), sys.executable, "-m", "corpus.measure",
-               "--ncu-child", "--kernels", ",".join(names)]
-        out["ncu_command"] = " ".join(cmd[:8]) + " <metrics> python -m corpus.measure --ncu-child"
+               "--ncu-child", "--set", a.set, "--kernels", ",".join(names)]
+        out["ncu_command"] = " ".join(cmd[:8]) + " <metrics> python -m corpus.measure --ncu-child --set " + a.set
         t0 = time.time()
         try:
             pr = subprocess.run(cmd, capture_output=True, text=True, timeout=a.ncu_timeout)

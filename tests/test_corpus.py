@@ -1,6 +1,7 @@
-"""The out-of-sample corpus (corpus/): every kernel compiles with NVRTC, its manifest entry is
-complete and consistent with its source, it computes its reference in cudasim at a small size,
-and the committed results give a unit and a protocol for every figure."""
+"""The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out set
+(corpus/holdout/). Every kernel compiles with NVRTC, its manifest entry is complete and
+consistent with its source, it computes its reference in cudasim at a small size (or cudasim
+refuses it, as recorded), and the committed results give a unit and a protocol for every figure."""
 import json
 from pathlib import Path
 
@@ -10,34 +11,61 @@ import pytest
 from analysis import registry
 from analysis.args import parse_signature
 from corpus import manifest
+from corpus.sets import SETS, load_set, measured_path
 from kernels import catalog
 from needs import need_nvrtc
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "corpus" / "results"
 NAMES = [k.name for k in manifest.CORPUS]
+CASES = [(s, k.name) for s in SETS for k in load_set(s).CORPUS]
 
 # sizes small enough for a whole-grid simulation; the matrix multiplies have a fixed shape
-SMALL = {"stencil1d": 5000, "jacobi2d": 40, "reduce_tree": 5120, "reduce_warp_atomic": 7000, "scan_blelloch": 2048,
-         "softmax_rows": 4, "softmax_rows_fast": 4, "histogram256": 20000, "gather": 3000, "gemv_warp_per_row": 20,
-         "conv1d_const": 3000, "saxpy_grid_stride": 10000, "rmsnorm_256": 3, "strided_scale": 3000}
+SMALL = {
+    "corpus": {"stencil1d": 5000, "jacobi2d": 40, "reduce_tree": 5120, "reduce_warp_atomic": 7000,
+               "scan_blelloch": 2048, "softmax_rows": 4, "softmax_rows_fast": 4, "histogram256": 20000,
+               "gather": 3000, "gemv_warp_per_row": 20, "conv1d_const": 3000, "saxpy_grid_stride": 10000,
+               "rmsnorm_256": 3, "strided_scale": 3000},
+    "holdout": {"layernorm_warp": 16, "column_sums": 320, "stencil3d_7pt": 12, "conv2d_tiled": 64,
+                "spmv_csr_scalar": 300, "spmv_csr_vector": 40, "bitonic_sort_shared": 2048, "dot_float4": 20000,
+                "nbody_accel": 512, "black_scholes": 2000, "maxpool2d_forward": 1, "matrix_add_2d_bad_map": 40,
+                "scan_warp_shuffle": 3000, "transpose_tiled_f64": 40, "murmur3_32": 3000, "gemv_shared_x": 40,
+                "sobel_u8": 64, "collatz_steps": 3000, "histogram_global_atomic": 20000},
+}
+# kernels cudasim refuses as their authors wrote them (each recorded in the comparison), with why
+REFUSED = {
+    ("corpus", "softmax_rows"): "directed rounding",  # expf's fma.rm.f32
+    ("holdout", "murmur3_32"): r"shf\.l\.wrap",  # rotl32 becomes a funnel shift
+}
 
 
-def test_corpus_is_large_enough_and_names_are_unique():
-    assert len(NAMES) >= 12
-    assert len(set(NAMES)) == len(NAMES)
-    assert len({k.pattern for k in manifest.CORPUS}) == len(NAMES)
+def test_sets_are_large_enough_and_names_are_unique():
+    assert len(load_set("corpus").CORPUS) >= 12 and len(load_set("holdout").CORPUS) >= 16
+    names = [n for _, n in CASES]
+    assert len(set(names)) == len(names)  # unique within and across the sets
+    patterns = [load_set(s).get(n).pattern for s, n in CASES]
+    assert len(set(patterns)) == len(patterns)
+    for s in SETS:
+        m = load_set(s)
+        assert m.BY_NAME == {k.name: k for k in m.CORPUS} and m.SMS == manifest.SMS
+        assert set(SMALL[s]) <= set(m.BY_NAME)
+    assert set(SMALL["holdout"]) == set(load_set("holdout").BY_NAME)  # every held-out kernel is simulated
+    simulated = [n for n in SMALL["holdout"] if ("holdout", n) not in REFUSED]
+    assert len(simulated) >= 14
+    with pytest.raises(KeyError):
+        load_set("nope")
+    assert measured_path("holdout").name == "holdout_h100.json"
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_manifest_entry_is_complete(name):
-    k = manifest.get(name)
+@pytest.mark.parametrize("kset,name", CASES)
+def test_manifest_entry_is_complete(kset, name):
+    k = load_set(kset).get(name)
     assert k.path.exists() and k.pattern and k.inputs_desc and k.size > 0
     grid, block, shared = k.launch(k.size, manifest.SMS)
     assert len(grid) == 3 and len(block) == 3 and all(int(v) >= 1 for v in (*grid, *block)) and shared >= 0
     assert k.flops(k.size) >= 0 and k.min_bytes(k.size) > 0
     params = [p.name for p in parse_signature(k.path.read_text(), k.entry)]
-    n = SMALL.get(name, k.size)
+    n = SMALL[kset].get(name, k.size)
     inputs = k.make_inputs(n, 0)
     assert [key for key in inputs if key not in k.constants] == params  # the inputs are the signature, in order
     assert k.output in params
@@ -45,39 +73,82 @@ def test_manifest_entry_is_complete(name):
     assert want.shape == inputs[k.output].shape
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_compiles_with_nvrtc(name):
+@pytest.mark.parametrize("kset,name", CASES)
+def test_compiles_with_nvrtc(kset, name):
     need_nvrtc()
     from cudasim.compile import compile_cuda
-    k = manifest.get(name)
+    k = load_set(kset).get(name)
     res = compile_cuda(k.path.read_text(), [k.entry] if "<" in k.entry else [], arch="sm_90", filename=k.source)
     r = res.resources[res.entry(k.entry)]
     assert r.registers > 0
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n in SMALL])
-def test_computes_its_reference_in_cudasim(name):
+@pytest.mark.parametrize("kset,name", [c for c in CASES if c[1] in SMALL[c[0]]])
+def test_computes_its_reference_in_cudasim(kset, name):
     need_nvrtc()
     from cudasim import InOut, SourceModule
     from cudasim.errors import UnsupportedInstruction
-    k = manifest.get(name)
+    k = load_set(kset).get(name)
     exprs = [k.entry] if "<" in k.entry else []
     mod = SourceModule(k.path.read_text(), no_extern_c=True, name_expressions=exprs, filename=k.source)
     f = mod.get_function(k.entry)
-    inputs = k.make_inputs(SMALL[name], 1)
+    inputs = k.make_inputs(SMALL[kset][name], 1)
     orig = {a: (v.copy() if isinstance(v, np.ndarray) else v) for a, v in inputs.items()}
     for c in k.constants:
         addr, _ = mod.get_global(c)
         mod.memory.write(addr, inputs[c])
-    grid, block, shared = k.launch(SMALL[name], 4)
+    grid, block, shared = k.launch(SMALL[kset][name], 4)
     args = [InOut(v) if isinstance(v, np.ndarray) else v for v in k.args(inputs)]
-    if name == "softmax_rows":  # expf's directed-rounding fma: cudasim refuses it (recorded in the comparison)
-        with pytest.raises(UnsupportedInstruction, match="directed rounding"):
+    if (kset, name) in REFUSED:  # cudasim refuses it (recorded in the comparison)
+        with pytest.raises(UnsupportedInstruction, match=REFUSED[kset, name]):
             f(*args, block=block, grid=grid, shared=shared)
         return
     f(*args, block=block, grid=grid, shared=shared)
     ok, err = catalog.verify(k, inputs[k.output], orig)
     assert ok, err
+
+
+def _murmur3_x86_32(data: bytes, seed: int) -> int:
+    """MurmurHash3_x86_32 as in SMHasher, byte by byte: to check the held-out reference, which
+    cudasim cannot (it refuses the kernel's rotates)."""
+    m = 0xFFFFFFFF
+    rotl = lambda x, r: ((x << r) | (x >> (32 - r))) & m  # noqa: E731
+    h = seed
+    nblocks = len(data) // 4
+    for i in range(nblocks):
+        k = int.from_bytes(data[4 * i:4 * i + 4], "little")
+        k = (rotl((k * 0xCC9E2D51) & m, 15) * 0x1B873593) & m
+        h = (rotl(h ^ k, 13) * 5 + 0xE6546B64) & m
+    tail, k = data[4 * nblocks:], 0
+    for i, b in enumerate(tail):
+        k |= b << (8 * i)
+    if tail:
+        h ^= (rotl((k * 0xCC9E2D51) & m, 15) * 0x1B873593) & m
+    h ^= len(data)
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & m
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & m
+    return h ^ (h >> 16)
+
+
+def test_holdout_integer_references():
+    """The references cudasim cannot check, or checks only at a small size, against plain loops."""
+    assert _murmur3_x86_32(b"The quick brown fox jumps over the lazy dog", 0) == 0x2E4FF723  # SMHasher's vector
+    k = load_set("holdout").get("murmur3_32")
+    d = k.make_inputs(64, 3)
+    want = [_murmur3_x86_32(d["keys"][4 * i:4 * i + 4].astype("<u4").tobytes(), int(d["seed"])) for i in range(64)]
+    assert k.reference(d).tolist() == want
+    c = load_set("holdout").get("collatz_steps")
+    d = {"steps": np.zeros(500, np.int32), "start": np.uint64(27), "n": np.int32(500)}
+
+    def steps(v):
+        s = 0
+        while v != 1:
+            v, s = (3 * v + 1 if v & 1 else v // 2), s + 1
+        return s
+    assert c.reference(d).tolist() == [steps(v) for v in range(27, 527)]
+    assert c.reference(d)[0] == 111  # 27 takes 111 steps
 
 
 def test_launch_bounds_signature():
@@ -88,11 +159,16 @@ def test_launch_bounds_signature():
     assert [(p.name, p.pointer) for p in parse_signature(nested, "f<128>")] == [("n", False), ("a", True)]
 
 
-def test_measured_results_have_units_and_protocols():
-    d = json.loads((RESULTS / "corpus_h100.json").read_text())
+@pytest.mark.parametrize("kset", list(SETS))
+def test_measured_results_have_units_and_protocols(kset):
+    path = measured_path(kset)
+    if not path.exists():
+        pytest.skip(f"{path.name} not measured yet (python -m corpus.measure --set {kset})")
+    d = json.loads(path.read_text())
+    assert d.get("set", "corpus") == kset
     assert "H100" in d["device"]["name"] and d["date"] and d["device"]["smi"]
     assert {"event_ms", "event_ms_repeat", "ncu"} <= set(d["protocols"])
-    assert set(d["kernels"]) == set(NAMES)
+    assert set(d["kernels"]) == {k.name for k in load_set(kset).CORPUS}
     for name, r in d["kernels"].items():
         assert r["ok"], name  # every timed kernel was verified against numpy first
         assert r["event_ms"] > 0 and r["event_ms_repeat"] > 0

@@ -1,0 +1,28 @@
+"""The kernel sets that corpus.measure and corpus.compare take (`--set NAME`): the one place that
+maps a set's name to its manifest module (CORPUS, BY_NAME, get, SMS) and to its default results.
+
+* corpus: corpus/manifest.py, the out-of-sample corpus the model developers have seen.
+* holdout: corpus/holdout/manifest.py, the held-out set they have not.
+"""
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+SETS = {"corpus": "corpus.manifest", "holdout": "corpus.holdout.manifest"}
+TITLES = {"corpus": "The corpus", "holdout": "The held-out set"}
+DEFAULT = "corpus"
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def load_set(name: str = DEFAULT) -> ModuleType:
+    """The manifest module of the set `name`."""
+    if name not in SETS:
+        raise KeyError(f"no kernel set {name!r}: the sets are {', '.join(SETS)}")
+    return importlib.import_module(SETS[name])
+
+
+def measured_path(name: str = DEFAULT) -> Path:
+    """Where `python -m corpus.measure --set NAME` writes by default: results/NAME_h100.json."""
+    return RESULTS / f"{name}_h100.json"
