@@ -8,7 +8,9 @@ round-to-odd so that the two roundings give the single one the ISA asks for; `fm
 uses an error-free product and sum (at most 1 ulp), and exact rationals on the lanes whose
 product or splitting leaves the float64 range. Approximate functions (`rcp.approx`,
 `sqrt.approx`, `ex2.approx`, ...) are computed to full precision, which is within the few
-ulp the ISA allows the GPU. Directed roundings and carry chains are refused.
+ulp the ISA allows the GPU. float32 add, sub, mul and fma take the directed roundings (`.rz`,
+`.rm`, `.rp`) from the float64 result and its exact error; float64 directed roundings and carry
+chains are refused.
 """
 from __future__ import annotations
 
@@ -100,6 +102,36 @@ def _exact_fma64(x: float, y: float, z: float) -> float:
         return -math.inf if v < 0 else math.inf
 
 
+def _sum_error(p, c, mode: str):
+    """The float64 sum p + c and its exact error (Knuth's TwoSum): p + c == sum + error. An exact
+    zero is +0 unless both addends are -0, or, rounding down (`mode` 'rm'), -0 unless both are +0."""
+    p, c = np.asarray(p, np.float64), np.asarray(c, np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = p + c
+        bb = s - p
+        e = (p - (s - bb)) + (c - bb)
+        if mode == "rm":
+            s = np.where(s == 0, -(np.negative(p) + np.negative(c)), s)
+        return s, e
+
+
+def round_directed_f32(s, e, mode: str) -> np.ndarray:
+    """The float32 that `mode` ('rz', 'rm', 'rp') rounds the exact value s + e to, where s is a
+    float64 and e its exact error: a float32 can equal s, so the nearest float32 of s steps at
+    most once, by the side the exact value lies on."""
+    s = np.atleast_1d(np.asarray(s, np.float64))
+    e = np.broadcast_to(np.asarray(e, np.float64), s.shape)
+    f = s.astype(np.float32)
+    wide = f.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        above = (wide > s) | ((wide == s) & (e < 0))  # f lies above the exact value
+        below = (wide < s) | ((wide == s) & (e > 0))
+        down = {"rm": above, "rp": np.zeros_like(above), "rz": above & (s > 0)}[mode]
+        up = {"rm": np.zeros_like(below), "rp": below, "rz": below & (s < 0)}[mode]
+    f = np.where(down, np.nextafter(f, np.float32(-np.inf)), f)
+    return np.where(up, np.nextafter(f, np.float32(np.inf)), f).astype(np.float32)
+
+
 def round_to_odd(s: np.ndarray, product, c, scratch: "np.ndarray | None" = None) -> None:
     """In place: make the float64 sums `s` = product + c round-to-odd where they may sit on a
     float32 rounding midpoint, so that rounding them to float32 rounds the exact sum once. A
@@ -170,8 +202,9 @@ def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
     d, a, bo = ins.operands[:3]
     ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
     if dt.kind == "f":
-        if ins.has("rz", "rm", "rp") and base in ("add", "sub", "mul"):
-            raise unsupported(ins, "directed rounding")
+        mode = next((k for k in ("rz", "rm", "rp") if ins.has(k)), None)
+        if mode and t != "f32":
+            raise unsupported(ins, "directed rounding of float64")
         sat, ftz = ins.has("sat"), ins.has("ftz")
         f = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[base]
 
@@ -179,7 +212,12 @@ def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
             x, y = ra(b), rb(b)
             if ftz:
                 x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
-            r = f(x, y, dtype=dt)
+            if mode is None:
+                r = f(x, y, dtype=dt)
+            elif base == "mul":  # the float64 product of two float32 is exact
+                r = round_directed_f32(np.multiply(x, y, dtype=np.float64), 0.0, mode)
+            else:
+                r = round_directed_f32(*_sum_error(x, y if base == "add" else np.negative(y), mode), mode)
             if ftz:
                 r = flush_subnormal(r, dt)
             if sat:
@@ -210,6 +248,21 @@ def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
         raise unsupported(ins, "carry chains")
     f = {"add": np.add, "sub": np.subtract}[base]
     return lambda b, m: put(b, f(ra(b), rb(b), dtype=dt), m)
+
+
+def decode_sad(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    """sad: c + |a - b|, the difference taken without wrapping, the sum at the type's width."""
+    t = ins.type
+    dt = dtype_of(t)
+    d, a, bo, c = ins.operands[:4]
+    ra, rb, rc, put = reader(a, t, ctx), reader(bo, t, ctx), reader(c, t, ctx), writer(d, ctx)
+
+    def op(b: Batch, m: Mask) -> None:
+        x, y = np.asarray(ra(b), dt), np.asarray(rb(b), dt)
+        ux, uy = x.astype(unsigned(dt)), y.astype(unsigned(dt))  # the difference fits unsigned
+        diff = np.where(x >= y, ux - uy, uy - ux).astype(dt)
+        put(b, np.add(diff, rc(b), dtype=dt), m)
+    return op
 
 
 def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
@@ -245,8 +298,9 @@ def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
     refuse_half_pairs(ins)
     t = ins.type
     dt = dtype_of(t)
-    if ins.has("rz", "rm", "rp"):
-        raise unsupported(ins, "directed rounding")
+    mode = next((k for k in ("rz", "rm", "rp") if ins.has(k)), None)
+    if mode and t != "f32":
+        raise unsupported(ins, "directed rounding of float64")
     d, a, bo, c = ins.operands[:4]
     ra, rb, rc, put = reader(a, t, ctx), reader(bo, t, ctx), reader(c, t, ctx), writer(d, ctx)
     sat, ftz = ins.has("sat"), ins.has("ftz")
@@ -255,10 +309,13 @@ def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
             x, y, z = ra(b), rb(b), rc(b)
             if ftz:
                 x, y, z = flush_subnormal(x, dt), flush_subnormal(y, dt), flush_subnormal(z, dt)
-            r = np.multiply(x, y, dtype=np.float64)
-            r = np.atleast_1d(np.add(r, z, out=r if type(r) is np.ndarray else None))
-            round_to_odd(r, lambda: np.multiply(x, y, dtype=np.float64), z)
-            r = r.astype(np.float32)
+            if mode:  # the float64 product is exact; the sum's error is known exactly
+                r = round_directed_f32(*_sum_error(np.multiply(x, y, dtype=np.float64), z, mode), mode)
+            else:
+                r = np.multiply(x, y, dtype=np.float64)
+                r = np.atleast_1d(np.add(r, z, out=r if type(r) is np.ndarray else None))
+                round_to_odd(r, lambda: np.multiply(x, y, dtype=np.float64), z)
+                r = r.astype(np.float32)
             if ftz:
                 r = flush_subnormal(r, dt)
             if sat:
@@ -339,6 +396,17 @@ def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
         return lambda b, m: put(b, _popc(ra(b)), m)
     if base == "clz":
         return lambda b, m: put(b, _clz(ra(b), 8 * dt.itemsize), m)
+    if base == "bfind":  # the highest bit unlike the sign (signed types), or 0xFFFFFFFF if none
+        width = 8 * dt.itemsize
+
+        def bfind(b: Batch, m: Mask) -> None:
+            x = np.asarray(ra(b), dt)
+            if dt.kind == "i":
+                x = np.where(x < 0, np.invert(x), x)
+            z = _clz(x, width)
+            r = z if ins.has("shiftamt") else np.uint32(width - 1) - z
+            put(b, np.where(z == width, np.uint32(0xFFFFFFFF), r).astype(np.uint32), m)
+        return bfind
     if base == "brev":
         def brev(b: Batch, m: Mask) -> None:
             x = np.atleast_1d(np.asarray(ra(b)).astype(dt))

@@ -59,6 +59,25 @@ def decode_shift(ins: Instruction, pc: int, ctx: Scope) -> Op:
     return op
 
 
+def decode_funnel(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    """shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: the 64 bits b:a shifted by c (c mod 32 with .wrap, at
+    most 32 with .clamp); .l keeps the high word, .r the low."""
+    d, a, bo, c = ins.operands[:4]
+    ra, rb, rc, put = reader(a, "u32", ctx), reader(bo, "u32", ctx), reader(c, "u32", ctx), writer(d, ctx)
+    left, wrap = ins.has("l"), ins.has("wrap")
+
+    def op(b: Batch, m: Mask) -> None:
+        both = (np.asarray(rb(b), np.uint64) << np.uint64(32)) | np.asarray(ra(b), np.uint64)
+        n = np.asarray(rc(b), np.uint64)
+        n = n & np.uint64(31) if wrap else np.minimum(n, np.uint64(32))
+        if left:
+            r = (both << n) >> np.uint64(32)
+        else:
+            r = both >> n
+        put(b, (r & np.uint64(0xFFFFFFFF)).astype(np.uint32), m)
+    return op
+
+
 def decode_mov(ins: Instruction, pc: int, ctx: Scope) -> Op:
     t = ins.type
     dt = dtype_of(t)

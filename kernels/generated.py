@@ -12,6 +12,7 @@ odd or positive), so any difference is the simulator's, not undefined behaviour'
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Callable
 
 import numpy as np
@@ -67,6 +68,13 @@ def _u_binary(op: str, x: Expr, y: Expr) -> Expr:
         "sshr": (f"(unsigned)((int){x.c} >> ({y.c} & 31u))", lambda e: (_s32(X(e)) >> (Y(e) & 31)) & M32),
         "mulhi": (f"__umulhi({x.c}, {y.c})", lambda e: (X(e) * Y(e)) >> 32),
         "wide": (f"(unsigned)(((unsigned long long){x.c} * {y.c}) >> 17)", lambda e: ((X(e) * Y(e)) >> 17) & M32),
+        "funnel_l": (f"__funnelshift_l({x.c}, {y.c}, {x.c} ^ {y.c})",
+                     lambda e: ((Y(e) << 32 | X(e)) << ((X(e) ^ Y(e)) & 31)) >> 32 & M32),
+        "funnel_rc": (f"__funnelshift_rc({x.c}, {y.c}, ({y.c} & 63u))",
+                      lambda e: ((Y(e) << 32 | X(e)) >> min(Y(e) & 63, 32)) & M32),
+        "usad": (f"__usad({x.c}, {y.c}, 7u)", lambda e: (abs(X(e) - Y(e)) + 7) & M32),
+        "ffs": (f"(unsigned)__ffs((int)({x.c} ^ {y.c}))",
+                lambda e: ((X(e) ^ Y(e)) & -(X(e) ^ Y(e))).bit_length()),
     }
     c, ev = table[op]
     return Expr(c, ev)
@@ -81,7 +89,8 @@ def _c_srem(x: int, y: int) -> int:
     return x - _c_sdiv(x, y) * y
 
 
-U_OPS = ["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "min", "max", "<", "sdiv", "srem", "sshr", "mulhi", "wide"]
+U_OPS = ["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "min", "max", "<", "sdiv", "srem", "sshr", "mulhi", "wide",
+         "funnel_l", "funnel_rc", "usad", "ffs"]
 
 
 def _u_const() -> st.SearchStrategy[Expr]:
@@ -97,6 +106,23 @@ def u_expr(max_leaves: int = 8) -> st.SearchStrategy[Expr]:
 # ---- float32 arithmetic ----------------------------------------------------------------
 
 F = np.float32
+
+
+def _directed(exact: Fraction, mode: str) -> np.float32:
+    """The float32 that rounding `exact` toward zero ('rz'), down ('rd') or up ('ru') gives: the
+    nearest float32 is within one step of it."""
+    f = F(float(exact))
+    if mode == "rz":
+        mode = "rd" if exact > 0 else "ru"
+    if mode == "rd" and Fraction(float(f)) > exact:
+        f = np.nextafter(f, F(-np.inf))
+    if mode == "ru" and Fraction(float(f)) < exact:
+        f = np.nextafter(f, F(np.inf))
+    return F(f)
+
+
+def _q(v) -> Fraction:
+    return Fraction(float(F(v)))
 
 _LEAVES_F = [
     Expr("x[gid]", lambda e: e["x"]),
@@ -118,12 +144,15 @@ def _f_binary(op: str, x: Expr, y: Expr) -> Expr:
         "max": (f"fmaxf({x.c}, {y.c})", lambda e: np.fmax(F(X(e)), F(Y(e)))),
         "sqrt": (f"sqrtf(fabsf({x.c}))", lambda e: np.sqrt(np.abs(F(X(e))))),
         "sel": (f"({x.c} < {y.c} ? {y.c} : -({x.c}))", lambda e: F(Y(e)) if F(X(e)) < F(Y(e)) else -F(X(e))),
+        "add_rd": (f"__fadd_rd({x.c}, {y.c})", lambda e: _directed(_q(X(e)) + _q(Y(e)), "rd")),
+        "mul_ru": (f"__fmul_ru({x.c}, {y.c})", lambda e: _directed(_q(X(e)) * _q(Y(e)), "ru")),
+        "fma_rz": (f"__fmaf_rz({x.c}, {y.c}, -0.75f)", lambda e: _directed(_q(X(e)) * _q(Y(e)) - Fraction(3, 4), "rz")),
     }
     c, ev = table[op]
     return Expr(c, ev)
 
 
-F_OPS = ["+", "-", "*", "/", "fma", "min", "max", "sqrt", "sel"]
+F_OPS = ["+", "-", "*", "/", "fma", "min", "max", "sqrt", "sel", "add_rd", "mul_ru", "fma_rz"]
 
 
 def f_expr(max_leaves: int = 6) -> st.SearchStrategy[Expr]:

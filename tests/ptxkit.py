@@ -230,9 +230,10 @@ def finite(t: str, lo: float | None = None, hi: float | None = None):
     return st.floats(lo, hi, width=width, allow_nan=False, allow_infinity=False).map(dt)
 
 
-def round_value(x: Fraction, p: int, emin: int, away: bool = False) -> Fraction | None:
-    """|x| rounded to `p` fraction bits above exponent `emin` (ties to even, or away from zero);
-    None where it overflows the format (past 2^(emax+1), emax = 1 - emin)."""
+def round_value(x: Fraction, p: int, emin: int, away: bool = False, toward_zero: bool | None = None) -> Fraction | None:
+    """|x| rounded to `p` fraction bits above exponent `emin` (ties to even, or away from zero; or
+    directed: toward zero or away from it); None where it overflows the format (past 2^(emax+1),
+    emax = 1 - emin), except that rounding toward zero stops at the largest finite value."""
     m = abs(x)
     if m == 0:
         return Fraction(0)
@@ -242,16 +243,24 @@ def round_value(x: Fraction, p: int, emin: int, away: bool = False) -> Fraction 
     while Fraction(2) ** (e + 1) <= m:
         e += 1
     q = Fraction(2) ** (max(e, emin) - p)
-    n = math.floor(m / q + Fraction(1, 2)) if away else round(m / q)  # round(): half to even
+    if toward_zero is not None:
+        n = math.floor(m / q) if toward_zero else math.ceil(m / q)
+    else:
+        n = math.floor(m / q + Fraction(1, 2)) if away else round(m / q)  # round(): half to even
     r = n * q
-    return None if r >= Fraction(2) ** (2 - emin) else r
+    top = Fraction(2) ** (2 - emin)
+    if r >= top:
+        return top - Fraction(2) ** (1 - emin - p) if toward_zero else None
+    return r
 
 
-def round_float(x: Fraction, t: str, negative_zero: bool = False, away: bool = False):
-    """The value `x` rounded to nearest in format `t` (overflowing to infinity), as numpy."""
+def round_float(x: Fraction, t: str, negative_zero: bool = False, away: bool = False, mode: str = "rn"):
+    """The value `x` rounded in format `t` to nearest (overflowing to infinity) or by the directed
+    `mode` ('rz', 'rm', 'rp'), as numpy."""
     p, emin, dt, _ = FMT[t]
     neg = x < 0 or (x == 0 and negative_zero)
-    r = round_value(x, p, emin, away)
+    toward_zero = None if mode == "rn" else mode == "rz" or (mode == "rm") != neg
+    r = round_value(x, p, emin, away, toward_zero)
     v = math.inf if r is None else float(r)
     return dt(-v if neg else v)
 

@@ -39,7 +39,7 @@ def signed_inf(negative: bool, t: str):
 
 
 # -- IEEE reference arithmetic over exact rationals -------------------------------------------
-def ieee_add(x, y, t, subtract=False):
+def ieee_add(x, y, t, subtract=False, mode="rn"):
     x, y = float(x), float(y)
     y = -y if subtract else y
     if math.isnan(x) or math.isnan(y):
@@ -48,17 +48,19 @@ def ieee_add(x, y, t, subtract=False):
         if math.isinf(x) and math.isinf(y) and (x > 0) != (y > 0):
             return dt(t)(NAN)
         return dt(t)(x if math.isinf(x) else y)
-    return round_float(Fraction(x) + Fraction(y), t, negative_zero=neg(x) and neg(y))
+    # an exact zero is +0 unless both addends are -0; rounding down, -0 unless both are +0
+    zero = (neg(x) or neg(y)) if mode == "rm" else neg(x) and neg(y)
+    return round_float(Fraction(x) + Fraction(y), t, negative_zero=zero, mode=mode)
 
 
-def ieee_mul(x, y, t):
+def ieee_mul(x, y, t, mode="rn"):
     x, y = float(x), float(y)
     if math.isnan(x) or math.isnan(y):
         return dt(t)(NAN)
     n = neg(x) != neg(y)
     if math.isinf(x) or math.isinf(y):
         return dt(t)(NAN) if x == 0 or y == 0 else signed_inf(n, t)
-    return round_float(Fraction(x) * Fraction(y), t, negative_zero=n)
+    return round_float(Fraction(x) * Fraction(y), t, negative_zero=n, mode=mode)
 
 
 def ieee_div(x, y, t):
@@ -75,7 +77,7 @@ def ieee_div(x, y, t):
     return round_float(Fraction(x) / Fraction(y), t, negative_zero=n)
 
 
-def ieee_fma(x, y, z, t):
+def ieee_fma(x, y, z, t, mode="rn"):
     x, y, z = float(x), float(y), float(z)
     if math.isnan(x) or math.isnan(y) or math.isnan(z):
         return dt(t)(NAN)
@@ -88,9 +90,11 @@ def ieee_fma(x, y, z, t):
         return dt(t)(z)
     p = Fraction(x) * Fraction(y)
     s = p + Fraction(z)
-    if s == 0:  # an exact zero is +0 unless both addends are -0
+    if s == 0:  # an exact zero is +0 unless both addends are -0; rounding down, -0 unless both are +0
+        if mode == "rm":
+            return dt(t)(0.0 if p == 0 and z == 0 and not pn and not neg(z) else -0.0)
         return dt(t)(-0.0 if p == 0 and z == 0 and pn and neg(z) else 0.0)
-    return round_float(s, t)
+    return round_float(s, t, mode=mode)
 
 
 def ieee_sqrt(x, t):
@@ -179,6 +183,18 @@ for name, body, t, fl, sat in [("fma_rn_f32", "fma.rn.f32", "f32", False, False)
     add_case(ARITH, name, f"{body} %d0, %a0, %a1, %a2;", (t, t, t), (t,),
              arith(lambda x, y, z, t=t: ieee_fma(x, y, z, t), t, fl, sat), ulps=1 if t == "f64" else 0,
              close=zeros_or_one_ulp if sat else None, draw=draw, gen=gen, kind="fma")
+# float32's directed roundings: rounded once from the exact result, as the ISA asks
+for mode in ("rz", "rm", "rp"):
+    for mods in (f".{mode}", f".{mode}.ftz"):
+        fl, tag = "ftz" in mods, mods.replace(".", "_")
+        add_case(ARITH, f"add{tag}_f32", f"add{mods}.f32 %d0, %a0, %a1;", ("f32", "f32"), ("f32",),
+                 arith(lambda x, y, m=mode: ieee_add(x, y, "f32", mode=m), "f32", fl))
+        add_case(ARITH, f"sub{tag}_f32", f"sub{mods}.f32 %d0, %a0, %a1;", ("f32", "f32"), ("f32",),
+                 arith(lambda x, y, m=mode: ieee_add(x, y, "f32", True, mode=m), "f32", fl))
+        add_case(ARITH, f"mul{tag}_f32", f"mul{mods}.f32 %d0, %a0, %a1;", ("f32", "f32"), ("f32",),
+                 arith(lambda x, y, m=mode: ieee_mul(x, y, "f32", mode=m), "f32", fl))
+        add_case(ARITH, f"fma{tag}_f32", f"fma{mods}.f32 %d0, %a0, %a1, %a2;", ("f32",) * 3, ("f32",),
+                 arith(lambda x, y, z, m=mode: ieee_fma(x, y, z, "f32", mode=m), "f32", fl), kind="fma")
 FLOAT_ARITH = Ptx("float_arith", [c.entry for c in ARITH])
 
 

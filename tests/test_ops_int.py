@@ -152,6 +152,28 @@ for t in ("u32", "s32", "u64", "s64"):
     add_case(BITOPS, f"bfe_{t}", f"bfe.{t} %d0, %a0, %a1, %a2;", (t, "u32", "u32"), (t,),
          lambda a, p, ln, t=t: bfe_ref(unsigned(a, t), p, ln, t),
              draw=(ints(t), shift_amounts(n), shift_amounts(n)), kind="field")
+for t in ("u32", "s32", "u64", "s64"):
+    n = BITS[t]
+
+    def bfind_ref(x: int, shiftamt: bool, n: int = n) -> int:
+        """The highest bit unlike the sign (signed: of ~x where negative); 0xFFFFFFFF if none."""
+        v = ~x if x < 0 else x
+        if v == 0:
+            return 0xFFFFFFFF
+        return n - v.bit_length() if shiftamt else v.bit_length() - 1
+    add_case(BITOPS, f"bfind_{t}", f"bfind.{t} %d0, %a0;", (t,), ("u32",), lambda x, f=bfind_ref: f(x, False))
+    add_case(BITOPS, f"bfind_shiftamt_{t}", f"bfind.shiftamt.{t} %d0, %a0;", (t,), ("u32",),
+             lambda x, f=bfind_ref: f(x, True))
+for mode in ("wrap", "clamp"):
+    for side in ("l", "r"):
+        def shf_ref(a: int, b: int, c: int, side: str = side, mode: str = mode) -> int:
+            k = c & 31 if mode == "wrap" else min(c, 32)
+            both = b << 32 | a
+            return (both << k >> 32 if side == "l" else both >> k) & 0xFFFFFFFF
+        add_case(BITOPS, f"shf_{side}_{mode}", f"shf.{side}.{mode}.b32 %d0, %a0, %a1, %a2;", ("b32", "b32", "u32"),
+                 ("b32",), shf_ref, draw=(ints("b32"), ints("b32"), shift_amounts(32)), kind="shift")
+for t in ("u32", "s32", "u64", "s64"):
+    add_case(BITOPS, f"sad_{t}", f"sad.{t} %d0, %a0, %a1, %a2;", (t, t, t), (t,), lambda a, b, c: abs(a - b) + c)
 add_case(BITOPS, "bfe_u32_imm", "bfe.u32 %d0, %a0, 8, 12;", ("u32",), ("u32",), lambda a: (a >> 8) & 0xFFF)
 add_case(BITOPS, "prmt_b32", "prmt.b32 %d0, %a0, %a1, %a2;", ("b32", "b32", "b32"), ("b32",), prmt_ref)
 add_case(BITOPS, "prmt_b32_imm", "prmt.b32 %d0, %a0, %a1, 0x9C40;", ("b32", "b32"), ("b32",),

@@ -650,8 +650,6 @@ def test_clocks_move_forward():
 
 # -- refused: what cudasim does not model stops with UnsupportedInstruction ------------------------------
 REFUSED = [  # (name, body, inputs, outputs, the text the error must quote)
-    ("fma_rm_f32", "fma.rm.f32 %d0, %a0, %a0, %a0;", ("f32",), ("f32",), "fma.rm.f32"),
-    ("add_rz_f32", "add.rz.f32 %d0, %a0, %a0;", ("f32",), ("f32",), "add.rz.f32"),
     ("mul_rp_f64", "mul.rp.f64 %d0, %a0, %a0;", ("f64",), ("f64",), "mul.rp.f64"),
     ("div_rz_f32", "div.rz.f32 %d0, %a0, %a0;", ("f32",), ("f32",), "div.rz.f32"),
     ("sqrt_rm_f32", "sqrt.rm.f32 %d0, %a0;", ("f32",), ("f32",), "sqrt.rm.f32"),
@@ -667,10 +665,7 @@ REFUSED = [  # (name, body, inputs, outputs, the text the error must quote)
     ("addc_u32", "addc.u32 %d0, %a0, %a0;", ("u32",), ("u32",), "addc.u32"),
     ("mad_lo_cc_u32", "mad.lo.cc.u32 %d0, %a0, %a0, %a0;", ("u32",), ("u32",), "mad.lo.cc.u32"),
     ("mad24_lo_s32", "mad24.lo.s32 %d0, %a0, %a0, %a0;", ("s32",), ("s32",), "mad24.lo.s32"),
-    ("sad_u32", "sad.u32 %d0, %a0, %a0, %a0;", ("u32",), ("u32",), "sad.u32"),
     ("set_lt_u32_s32", "set.lt.u32.s32 %d0, %a0, 3;", ("s32",), ("u32",), "set.lt.u32.s32"),
-    ("shf_l_wrap_b32", "shf.l.wrap.b32 %d0, %a0, %a0, 3;", ("b32",), ("b32",), "shf.l.wrap.b32"),
-    ("bfind_u32", "bfind.u32 %d0, %a0;", ("u32",), ("u32",), "bfind.u32"),
     ("dp4a", "dp4a.s32.s32 %d0, %a0, %a0, %a0;", ("s32",), ("s32",), "dp4a.s32.s32"),
     ("min_nan_f32", "min.NaN.f32 %d0, %a0, %a0;", ("f32",), ("f32",), "min.NaN.f32"),
     ("max_xorsign", "max.xorsign.abs.f32 %d0, %a0, %a0;", ("f32",), ("f32",), "max.xorsign.abs.f32"),
