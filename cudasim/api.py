@@ -212,7 +212,7 @@ class Function:
 
     def __call__(self, *args, block=(1, 1, 1), grid=(1, 1), shared: int = 0, stream=None, time_kernel: bool = False,
                  run_blocks=None, trace_blocks=None, trace: bool = True, check: bool = True,
-                 lanes_per_batch: int = 1 << 15) -> Launch:
+                 lanes_per_batch: int = 1 << 15, follow_blocks=None) -> Launch:
         block3, grid3 = _dims(block, "block"), _dims(grid, "grid")
         self.check_launch(grid3, block3, int(shared))
         params = self.fn.params
@@ -228,7 +228,7 @@ class Function:
                 raw = self._pack(i, a, p, mem, temps)
                 buf[p.offset:p.offset + len(raw)] = np.frombuffer(raw, np.uint8)
             tr, stats, findings = prog.launch(buf, grid3, block3, int(shared), run_blocks, trace_blocks, trace, check,
-                                              lanes_per_batch)
+                                              lanes_per_batch, follow_blocks)
             outputs = []
             for ptr, arr, back in temps:
                 if back:
@@ -238,6 +238,7 @@ class Function:
             for ptr, _, _ in reversed(temps):
                 mem.free(ptr)
         stats["call_seconds"] = time.perf_counter() - t0  # what the caller waited: copies and trace included
+        stats["buffers"] = [(int(ptr), int(arr.nbytes)) for ptr, arr, _ in temps]  # the arrays passed: (address, bytes)
         return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs)
 
     def _pack(self, i: int, a, p, mem: GlobalMemory, temps: list) -> bytes:

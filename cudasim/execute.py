@@ -91,6 +91,7 @@ class Program:
         ti = wi = 0
         W = b.L // 32
         counts = stats["pc_runs"]  # warps entering each straight-line run or control instruction, by its pc
+        watch = b.profiled  # [(batch block index, path)] for the blocks whose warps are followed
         while stack:
             e = stack[-1]
             pc = e.pc
@@ -107,6 +108,8 @@ class Program:
                 run = runs.get(pc) or self._straight(pc)
                 end, steps, k = run
                 counts[pc] = counts.get(pc, 0) + wc
+                if watch:
+                    _follow(watch, m, b.lpb, pc)
                 ti += cnt * k
                 wi += wc * k
                 for op, g, neg in steps:
@@ -126,6 +129,8 @@ class Program:
             ti += cnt
             wi += wc
             counts[pc] = counts.get(pc, 0) + wc
+            if watch:
+                _follow(watch, m, b.lpb, pc)
             k = kinds[pc]
             g, neg = guards[pc]
             if k == _BRA:
@@ -169,6 +174,10 @@ class Program:
             out[pc:end] += w
         return out
 
+    def run_end(self, pc: int) -> int:
+        """One past the last instruction of the straight-line run (or control instruction) at `pc`."""
+        return self.runs[pc][0] if self.kinds[pc] == _NORMAL else pc + 1
+
     @staticmethod
     def _kill(b: Batch, stack: list[Entry], dead: np.ndarray) -> None:
         dead = dead.copy()
@@ -179,8 +188,10 @@ class Program:
 
     def launch(self, params: np.ndarray, grid: tuple[int, int, int], block: tuple[int, int, int],
                dynamic_shared: int, run_blocks=None, trace_blocks=None, trace: bool = True, check: bool = True,
-               lanes_per_batch: int = 1 << 15) -> tuple[Trace, dict, list[Finding]]:
-        """Run the grid (or the blocks `run_blocks`), tracing `trace_blocks` (default: those run)."""
+               lanes_per_batch: int = 1 << 15, follow_blocks=None) -> tuple[Trace, dict, list[Finding]]:
+        """Run the grid (or the blocks `run_blocks`), tracing `trace_blocks` (default: those run); for each of
+        `follow_blocks` (linear indices among those run), the path its warps took (stats["followed"]:
+        {block: [(pc of a run or control instruction, bit mask of the warps entering it), ...]})."""
         gx, gy, gz = grid
         total = gx * gy * gz
         ids = np.arange(total, dtype=np.int64) if run_blocks is None else np.unique(np.asarray(run_blocks, np.int64))
@@ -197,6 +208,8 @@ class Program:
         self.hazards.start_launch()
         stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(len(ids)),
                  "blocks_total": int(total), "pc_runs": {}}
+        follow = set() if follow_blocks is None else {int(x) for x in follow_blocks}
+        followed: dict[int, list[tuple[int, int]]] = {}
         t0 = time.perf_counter()
         with np.errstate(all="ignore"):
             for s in range(0, len(ids), per_batch):
@@ -207,14 +220,28 @@ class Program:
                     tw = np.isin(chunk, traced)
                     b.traced_warps = np.repeat(tw, lpb // 32) if tw.any() else None
                 self.hazards.start_batch(b, check and bool(self.static_shared or dynamic_shared))
+                b.profiled = [(j, []) for j, bid in enumerate(chunk) if int(bid) in follow]
                 self.run_batch(b, stats)
+                for j, path in b.profiled:
+                    followed[int(chunk[j])] = path
         stats["wall_seconds"] = time.perf_counter() - t0
         stats["pc_warp_instructions"] = self.pc_counts(stats.pop("pc_runs"))
+        if follow:
+            stats["followed"] = followed
         stats["thread_instructions_per_second"] = stats["thread_instructions"] / max(stats["wall_seconds"], 1e-9)
         traced_blocks = (None if traced is None or (run_blocks is None and trace_blocks is None)
                          else [int(x) for x in traced])
         tr = self.recorder.build(self.fn.body, grid, block, traced_blocks)
         return tr, stats, list(self.hazards.findings.values())
+
+
+def _follow(watch: list, m: Mask, lpb: int, pc: int) -> None:
+    """For each followed block, note that its warps with an active lane enter the run (or control
+    instruction) at `pc`: the path, as (pc, bit mask of warps) in execution order."""
+    for j, path in watch:
+        bits = m.mask[j * lpb:(j + 1) * lpb].reshape(-1, 32).any(1)
+        if bits.any():
+            path.append((pc, int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")))
 
 
 def _warps(m: Mask, W: int) -> int:

@@ -263,7 +263,6 @@ class Fusion:
         readers = [[reader(Operand("reg", name=x), ins0.type, self.ctx) for x in names] for names in regs_of]
         singles = [self.ops[pc] for pc in pcs]
         G = len(pcs)
-        label = "global" if space == "const" else space
         locate, hazards, record_group = self.layout.locate, self.hazards, self.recorder.record_group
 
         def fused(b: Batch, m: Mask) -> None:
@@ -291,7 +290,7 @@ class Fusion:
             if space == "shared" and hazards.state is not None:
                 hazards.check_group(b, pcs, idx, lanes, off, size, store)
             if b.traced_warps is not None:
-                record_group(b, pcs, label, "st" if store else "ld", size, idx, A)
+                record_group(b, pcs, space, "st" if store else "ld", size, idx, A)
             if store:
                 for k in range(G):
                     vals = np.empty((na, n), udt)

@@ -63,7 +63,7 @@ def decode_ld(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
                 vals = v
             else:
                 vals[pos] = v
-            record(b, pc, "global" if sp == "const" else sp, "ld", esize * n, sidx, sa)
+            record(b, pc, sp, "ld", esize * n, sidx, sa)
         typed = vals.view(dt)
         for i, item in enumerate(items):
             if item.kind != "sink":

@@ -74,6 +74,7 @@ class Batch:
     warp_in_block: np.ndarray = None  # (W,) int32 warp index within its block
     cache: dict = field(default_factory=dict)  # derived arrays the executor reuses
     stack: list[Entry] = field(default_factory=list)  # the divergence stack, top last, while the batch runs
+    profiled: list = field(default_factory=list)  # (block in batch, path) of the blocks whose warps' paths are followed
 
     @property
     def W(self) -> int:

@@ -333,3 +333,35 @@ def test_driver_allocations_work_like_pycuda():
     kernel(src, "inc")(d, block=(32, 1, 1), grid=(1, 1))
     assert np.array_equal(drv.from_device(d, (32,), np.int32), a + 1)
     d.free()
+
+
+# -- what the analysis asks of a launch ------------------------------------------------------------
+FOLLOW = r'''
+__constant__ float scale[64];
+extern "C" __global__ void follow(float* out, const float* a, int m) {
+    int t = threadIdx.x;
+    float v = a[blockIdx.x * blockDim.x + t] * scale[t];
+    if (t >= 32)                                   // the second warp alone runs the loop
+        for (int i = 0; i < m; ++i) v = v * 1.5f + 1.0f;
+    out[blockIdx.x * blockDim.x + t] = v;
+}
+'''
+
+
+def test_followed_blocks_record_the_path_of_each_warp():
+    mod = SourceModule(FOLLOW, no_extern_c=True)
+    f = mod.get_function("follow")
+    addr, _ = mod.get_global("scale")
+    mod.memory.write(addr, np.arange(64, dtype=np.float32))
+    a, out = np.ones(192, np.float32), np.zeros(192, np.float32)
+    launch = f(Out(out), In(a), np.int32(5), block=(64, 1, 1), grid=(3, 1), follow_blocks=[1])
+    assert set(launch.stats["followed"]) == {1}
+    path = launch.stats["followed"][1]
+    masks = [bits for _, bits in path]
+    assert set(masks) == {0b10, 0b11}  # both warps, and the loop's runs: the second warp only
+    assert sum(1 for bits in masks if bits == 0b10) >= 5
+    v = np.arange(64, dtype=np.float64)
+    assert np.allclose(out[64:128], np.where(np.arange(64) >= 32, v * 1.5 ** 5 + 2 * (1.5 ** 5 - 1), v))
+    assert sorted(n for _, n in launch.stats["buffers"]) == [768, 768]
+    spaces = {(ev.space, ev.op) for ev in launch.trace.events}
+    assert ("const", "ld") in spaces and ("global", "ld") in spaces  # __constant__ reads are not global loads
