@@ -26,6 +26,7 @@ import shutil
 import subprocess
 import sysconfig
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -35,9 +36,66 @@ from cudasim.trace import MemEvent
 
 _SPACE = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "LDG": ("global", "ld"), "STG": ("global", "st"),
           "LD": ("generic", "ld"), "ST": ("generic", "st"), "LDL": ("local", "ld"), "STL": ("local", "st")}
-_INS_RE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s*(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9]*)((?:\.[A-Z0-9_]+)*)\s")
+_INS_RE = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s*(?:@(!?U?P[T0-9]+)\s+)?([A-Z][A-Z0-9]*)((?:\.[A-Z0-9_]+)*)\s*(.*?)\s*;")
 _LOC_RE = re.compile(r'//## File "([^"]+)", line (\d+)')
 _FUN_RE = re.compile(r"^\.text\.([\w$.]+):")
+_LABEL_RE = re.compile(r"^(\.L_x_\d+):")
+_HI_RE = re.compile(r"^\s*/\*\s*(0x[0-9a-f]{16})\s*\*/\s*$")
+LISTING_VERSION = 3
+
+
+@dataclass(frozen=True)
+class SassInstruction:
+    """One SASS instruction as nvdisasm -g lists it, with the source line it came from."""
+
+    addr: int
+    op: str  # FFMA, LDG, BRA ...
+    mods: tuple[str, ...]  # ("E", "128")
+    guard: str  # "" (always), "P0", "!P1", "UP0" ...
+    operands: str  # the operand text, as listed
+    file: str  # basename
+    line: int
+    control: int = -1  # the scheduling control bits ptxas set (bits 105-125 of the encoding), -1 if not listed
+
+    # The control bits, as the Volta-and-later encoding lays them out (Jia et al., "Dissecting the NVIDIA
+    # Volta GPU Architecture via Microbenchmarking", 2018; the same layout on sm_80 and sm_90):
+    @property
+    def stall(self) -> int:
+        """Cycles before this warp may issue its next instruction (ptxas's fixed-latency waits)."""
+        return self.control & 15
+
+    @property
+    def write_barrier(self) -> int:
+        """Scoreboard barrier (0-5) this instruction's result releases when written; 7: none."""
+        return (self.control >> 5) & 7
+
+    @property
+    def read_barrier(self) -> int:
+        """Scoreboard barrier released once this instruction has read its operands; 7: none."""
+        return (self.control >> 8) & 7
+
+    @property
+    def wait_mask(self) -> int:
+        """Scoreboard barriers (bit k: barrier k) that must be clear before this instruction issues."""
+        return (self.control >> 11) & 63
+
+    @property
+    def width(self) -> int:
+        """Bytes per lane of a memory instruction (.64, .128, .U8, .S16 ...); 4 by default."""
+        return _width(".".join(self.mods))
+
+    @property
+    def memory(self) -> tuple[str, str] | None:
+        """(space, ld|st) for a load or store, else None."""
+        return _SPACE.get(self.op)
+
+
+@dataclass
+class Listing:
+    """A kernel's SASS: instructions in address order and where each label points."""
+
+    instructions: list[SassInstruction]
+    labels: dict[str, int]  # label -> index of the instruction it marks
 
 
 def find_nvdisasm() -> str | None:
@@ -68,67 +126,100 @@ def _width(mods: str) -> int:
     return 4
 
 
-def parse_sass(text: str) -> dict[str, dict[tuple[str, int], list[tuple[str, str, int]]]]:
-    """nvdisasm -g output -> {function: {(file basename, line): [(space, op, bytes per lane)]}}."""
-    out: dict[str, dict] = {}
-    fun, loc = None, ("", 0)
+def parse_listing(text: str) -> dict[str, Listing]:
+    """nvdisasm -c -g output -> {function: Listing}."""
+    out: dict[str, Listing] = {}
+    cur: Listing | None = None
+    loc = ("", 0)
     for line in text.splitlines():
-        if m := _FUN_RE.match(line.strip()):
-            fun = m.group(1)
-            out.setdefault(fun, defaultdict(list))
+        st = line.strip()
+        if m := _FUN_RE.match(st):
+            cur = out.setdefault(m.group(1), Listing([], {}))
+            loc = ("", 0)
+            continue
+        if cur is None:
             continue
         if m := _LOC_RE.search(line):
             loc = (os.path.basename(m.group(1)), int(m.group(2)))
             continue
-        if fun is None:
+        if m := _LABEL_RE.match(st):
+            cur.labels[m.group(1)] = len(cur.instructions)
             continue
         if m := _INS_RE.match(line):
-            op = m.group(1)
-            if op in _SPACE:
-                sp, kind = _SPACE[op]
-                out[fun][loc].append((sp, kind, _width(m.group(2))))
-    return {f: dict(v) for f, v in out.items()}
+            cur.instructions.append(SassInstruction(int(m.group(1), 16), m.group(3), tuple(m.group(4).split(".")[1:]),
+                                                    m.group(2) or "", m.group(5), loc[0], loc[1]))
+            continue
+        if (m := _HI_RE.match(line)) and cur.instructions and cur.instructions[-1].control < 0:
+            last = cur.instructions[-1]
+            cur.instructions[-1] = SassInstruction(last.addr, last.op, last.mods, last.guard, last.operands, last.file,
+                                                   last.line, (int(m.group(1), 16) >> 41) & 0x1FFFFF)
+    return out
 
 
-def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str, mangled: str | None = None,
-                    arch: str = DEFAULT_ARCH) -> dict[tuple[str, int], list[tuple[str, str, int]]] | None:
-    """SASS memory instructions of one kernel, compiled for `arch`, by source line, or None without
-    nvdisasm. Cached on disk."""
+def parse_sass(text: str) -> dict[str, dict[tuple[str, int], list[tuple[str, str, int]]]]:
+    """nvdisasm -g output -> {function: {(file basename, line): [(space, op, bytes per lane)]}}."""
+    return {f: memory_ops(lst) for f, lst in parse_listing(text).items()}
+
+
+def memory_ops(lst: Listing) -> dict[tuple[str, int], list[tuple[str, str, int]]]:
+    """The loads and stores of a listing by source line: {(file, line): [(space, ld|st, bytes per lane)]}."""
+    out: dict[tuple[str, int], list] = defaultdict(list)
+    for ins in lst.instructions:
+        if ins.memory:
+            out[(ins.file, ins.line)].append((*ins.memory, ins.width))
+    return dict(out)
+
+
+def kernel_listing(source: str, options: list[str], filename: str, kernel: str, mangled: str | None = None,
+                   arch: str = DEFAULT_ARCH) -> Listing | None:
+    """One kernel's SASS, compiled for `arch` by NVRTC and listed by nvdisasm; None without nvdisasm.
+    Cached on disk."""
     exe = find_nvdisasm()
     if exe is None:
         return None
     exprs = [kernel] if "<" in kernel else []
-    key = hashlib.sha256(json.dumps([source, options, filename, kernel, exe, 1, arch]).encode()).hexdigest()[:32]
+    key = hashlib.sha256(json.dumps([source, options, filename, kernel, exe, LISTING_VERSION, arch]).encode()
+                         ).hexdigest()[:32]
     base = os.environ.get("CUDASIM_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudasim")
     path = Path(base) / "sass" / f"{key}.json"
     if path.exists():
         try:
             d = json.loads(path.read_text())
-            return {(f, int(l)): [tuple(x) for x in v] for f, l, v in d}
-        except (ValueError, TypeError):
+            return Listing([SassInstruction(x[0], x[1], tuple(x[2]), x[3], x[4], x[5], x[6], x[7]) for x in d["ins"]],
+                           d["labels"])
+        except (ValueError, TypeError, KeyError, IndexError):
             pass
     cubin, lowered = compile_cubin(source, exprs, options, arch, filename=os.path.basename(filename))
     tmp = path.with_suffix(f".{os.getpid()}.cubin")
     tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_bytes(cubin)
     try:
-        text = subprocess.run([exe, "-g", "-c", str(tmp)], capture_output=True, text=True, timeout=120).stdout
+        text = subprocess.run([exe, "-g", "-c", "-hex", str(tmp)], capture_output=True, text=True, timeout=120).stdout
     finally:
         tmp.unlink(missing_ok=True)
-    funs = parse_sass(text)
+    funs = parse_listing(text)
     name = lowered.get(kernel) or mangled or kernel
-    ops = funs.get(name)
-    if ops is None:
+    lst = funs.get(name)
+    if lst is None:
         cands = [f for f in funs if f == kernel or f.startswith(f"_Z{len(kernel)}{kernel}")]
-        ops = funs.get(cands[0]) if len(cands) == 1 else None
-    if ops is None:
+        lst = funs.get(cands[0]) if len(cands) == 1 else None
+    if lst is None:
         return None
     try:
-        path.write_text(json.dumps([[f, l, v] for (f, l), v in ops.items()]))
+        path.write_text(json.dumps({"ins": [[i.addr, i.op, list(i.mods), i.guard, i.operands, i.file, i.line, i.control]
+                                            for i in lst.instructions], "labels": lst.labels}))
     except OSError:
         pass
-    return ops
+    return lst
+
+
+def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str, mangled: str | None = None,
+                    arch: str = DEFAULT_ARCH) -> dict[tuple[str, int], list[tuple[str, str, int]]] | None:
+    """SASS memory instructions of one kernel, compiled for `arch`, by source line, or None without
+    nvdisasm."""
+    lst = kernel_listing(source, options, filename, kernel, mangled, arch)
+    return None if lst is None else memory_ops(lst)
 
 
 # ---- regrouping the trace ------------------------------------------------------------------
