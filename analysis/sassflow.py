@@ -1,0 +1,372 @@
+"""What each warp issues in SASS, from the path it took through the PTX.
+
+cudasim runs NVRTC's PTX, but the GPU issues ptxas's SASS: loads merged into wider ones,
+short branches turned into predicated instructions that every warp issues, loops unrolled
+further, address arithmetic folded. The timing model needs the SASS instructions a warp
+issues, in order, so this module replays each simulated warp's PTX path on the SASS graph:
+
+* anchors: what ptxas keeps whatever it does to a block: floating-point operations, bytes
+  loaded or stored per lane, barriers, and a loop's back branch, by source line. Each SASS
+  block is matched to the PTX block at its loop depth (or one deeper: the remainder code of
+  a loop ptxas unrolled) whose anchors it repeats a whole number of times U on the most lines
+  (U > 1: ptxas unrolled that loop by U). Predicated SASS is left out of its block's anchors:
+  it is if-converted code, issued by every warp that reaches the block.
+* the walk: the warp's PTX path, reduced to the anchored PTX blocks that have a SASS match, is
+  a list of runs (block, times in a row). From the entry, the walk goes at every branch towards
+  the nearest SASS block that can take the current run (the largest U that fits first, as
+  ptxas's unrolled code checks the trips left), through blocks matched to nothing else; each
+  visit of such a block takes U executions off the run. With no run left it goes to an exit.
+  A branch to a divergent-warp fallback (BRA.DIV) is not taken.
+
+Checked on kernels with known answers (tests/test_sassflow.py) and against Nsight Compute's count
+of executed warp instructions on the catalog and the corpus (analysis/results/timing_h100.md).
+"""
+from __future__ import annotations
+
+import heapq
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+
+from .sass import Listing, SassInstruction
+
+_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
+_FP = {"FFMA", "FADD", "FMUL", "DFMA", "DADD", "DMUL"}
+_ENDS = {"BRA", "EXIT", "RET", "BRX", "JMP", "JMX"}
+_PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+_AVOID = 1000  # the cost of walking through a block matched to other PTX code
+
+
+@dataclass
+class SassGraph:
+    """The SASS basic blocks of a kernel, their edges, and each block's loop depth."""
+
+    listing: Listing
+    blocks: list[tuple[int, int]]  # (first, one past last) instruction index
+    graph: nx.DiGraph  # block -> block
+    depth: dict[int, int]  # loops containing the block
+    exits: set[int]  # blocks that end in an EXIT (guarded or not)
+
+
+def loop_depths(g: nx.DiGraph, root) -> tuple[dict, list[tuple[object, set]]]:
+    """Loop depth of each node, and the natural loops (header, body) of the back edges u -> v
+    (v dominates u) among the nodes reachable from `root`."""
+    reach = nx.descendants(g, root) | {root}
+    h = g.subgraph(reach)
+    idom = nx.immediate_dominators(h, root)
+
+    def dominates(a, b) -> bool:
+        while True:
+            if a == b:
+                return True
+            up = idom.get(b, b)
+            if up == b:
+                return False
+            b = up
+
+    depth = {n: 0 for n in g.nodes}
+    loops = []
+    for u, v in h.edges:
+        if dominates(v, u):
+            body, todo = {u, v}, [u]
+            while todo:
+                x = todo.pop()
+                if x != v:
+                    for p in h.predecessors(x):
+                        if p not in body:
+                            body.add(p)
+                            todo.append(p)
+            loops.append((v, body))
+            for x in body:
+                depth[x] += 1
+    return depth, loops
+
+
+def sass_graph(lst: Listing) -> SassGraph:
+    """Basic blocks of a SASS listing: leaders are labels and instructions after a branch or exit;
+    a BRA.DIV (the divergent-warp fallback of a shuffle or vote) is taken as not taken."""
+    ins = lst.instructions
+    n = len(ins)
+    leaders = {0} | {i for i in lst.labels.values() if i < n}
+    leaders |= {i + 1 for i, x in enumerate(ins) if x.op in _ENDS and i + 1 < n}
+    starts = sorted(leaders)
+    blocks = [(s, e) for s, e in zip(starts, starts[1:] + [n]) if s < e]
+    block_of = {i: bi for bi, (s, e) in enumerate(blocks) for i in range(s, e)}
+    g = nx.DiGraph()
+    g.add_nodes_from(range(len(blocks)))
+    exits = set()
+    for bi, (s, e) in enumerate(blocks):
+        last = ins[e - 1]
+        falls = bi + 1 < len(blocks)
+        if last.op == "BRA":
+            t = _TARGET.search(last.operands)
+            divergent = "DIV" in last.mods
+            if t and not divergent and lst.labels.get(t.group(1), n) < n:
+                g.add_edge(bi, block_of[lst.labels[t.group(1)]])
+            if (last.guard or divergent) and falls:
+                g.add_edge(bi, bi + 1)
+        elif last.op in ("EXIT", "RET"):
+            exits.add(bi)
+            if last.guard and falls:
+                g.add_edge(bi, bi + 1)
+        elif falls:
+            g.add_edge(bi, bi + 1)
+    depth, _ = loop_depths(g, 0)
+    return SassGraph(lst, blocks, g, depth, exits)
+
+
+# ---- anchors ----------------------------------------------------------------------------------------
+
+def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple[int, str], int]:
+    out: dict[tuple[int, str], int] = {}
+
+    def add(line: int, kind: str, units: int) -> None:
+        out[(line, kind)] = out.get((line, kind), 0) + units
+
+    for pc in range(start, end):
+        x = body[pc]
+        if x.label is not None or (x.guard is not None and x.base != "bra"):
+            continue  # predicated, as ptxas's if-converted code: left out on both sides
+        if x.base in ("fma", "add", "sub", "mul") and x.type in ("f32", "f64"):
+            add(x.line, "fp", 1)
+        elif x.base in ("ld", "st") and not x.has("param", "const"):
+            vec = next((int(m[1]) for m in x.mods if m in ("v2", "v4", "v8")), 1)
+            add(x.line, "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
+        elif x.base in ("bar", "barrier"):
+            add(x.line, "bar", 1)
+        elif x.base == "bra" and x.guard is not None and labels.get(x.operands[0].name, pc + 1) <= pc:
+            add(x.line, "loop", 1)
+    return out
+
+
+def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict) -> dict[tuple[int, str], int]:
+    out: dict[tuple[int, str], int] = {}
+    for i in range(start, end):
+        x = ins[i]
+        if x.guard and not (x.op == "BRA" and i == end - 1):
+            continue  # if-converted: issued as often as the block around it
+        if x.op in _FP:
+            key, units = (x.line, "fp"), 1
+        elif x.memory:
+            key, units = (x.line, "mem"), x.width
+        elif x.op == "BAR":
+            key, units = (x.line, "bar"), 1
+        elif x.op == "BRA" and x.guard and (t := _TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
+            key, units = (x.line, "loop"), 1
+        else:
+            continue
+        out[key] = out.get(key, 0) + units
+    return out
+
+
+_KIND_ORDER = {"fp": 3, "mem": 2, "bar": 1, "loop": 0}
+
+
+def key_anchor(anchors: dict[tuple[int, str], int]) -> tuple[tuple[int, str] | None, int]:
+    """The anchor a block is known by, and its units per execution: floating-point work before memory
+    bytes before barriers before a loop's back branch, then the most units. Every copy ptxas or NVVM
+    makes of a loop body keeps it, in proportion to the iterations the copy does."""
+    if not anchors:
+        return None, 0
+    k = max(anchors, key=lambda k: (_KIND_ORDER[k[1]], anchors[k], -k[0]))
+    return k, anchors[k]
+
+
+@dataclass
+class Match:
+    """`units` of the work known by `key` (a source line and kind) per execution of a SASS block, and
+    what it does of the work other blocks are known by (`also`: a prologue's store beside its loads)."""
+
+    key: tuple[int, str] | None
+    units: int
+    also: tuple[tuple[tuple[int, str], int], ...] = ()
+
+
+def match_blocks(sg: SassGraph, body: list, cfg, labels: dict) -> tuple[list[Match], list[list[Match]]]:
+    """(per SASS block, its key anchor and units; per PTX block, the key anchors of SASS blocks that it
+    does work of, in the order it first does it). A SASS block that repeats a loop body U times does U
+    times its units; PTX blocks a SASS block merged (if-converted branches between them) each count
+    what they do of the SASS block's key."""
+    ins = sg.listing.instructions
+    anchors = [_sass_anchors(ins, s, e, sg.listing.labels) for s, e in sg.blocks]
+    sass = [Match(*key_anchor(a)) for a in anchors]
+    keys = {m.key for m in sass if m.key is not None}
+    ptx = []
+    for b in cfg.blocks:
+        a = _ptx_anchors(body, b.start, b.end, labels)
+        ptx.append([Match(k, v) for k, v in a.items() if k in keys])
+    have = {m.key for ms in ptx for m in ms}
+    out = []
+    for m, a in zip(sass, anchors):
+        also = tuple((k, v) for k, v in a.items() if k in have and k != m.key)
+        out.append(Match(m.key, m.units, also) if m.key in have else Match(None, 0, also))
+    return out, ptx
+
+
+# ---- the walk ---------------------------------------------------------------------------------------
+
+@dataclass
+class Walker:
+    """What walking a kernel's SASS needs, computed once: the graph, the matches, and for every matched
+    block the cost of reaching it from every block."""
+
+    sg: SassGraph
+    matches: list[Match]  # per SASS block
+    ptx: list[list[Match]]  # per PTX block
+    consumers: dict[tuple, list[int]]  # key anchor -> SASS blocks known by it
+    dist: dict[int, dict[int, float]]  # SASS block -> {from block: cost}
+    to_exit: dict[int, int]  # block -> steps to the nearest exit
+    block_of_pc: np.ndarray  # PTX pc -> PTX block
+    leaders: list[int]  # PTX block -> its first pc
+    run_end: object  # callable: PTX pc -> one past the last pc of its run
+
+    def __post_init__(self) -> None:
+        self._entered: dict[int, list[int]] = {}
+
+    @classmethod
+    def build(cls, sg: SassGraph, body: list, cfg, labels: dict, run_end) -> "Walker":
+        matches, ptx = match_blocks(sg, body, cfg, labels)
+        consumers: dict[tuple, list[int]] = {}
+        for bi, m in enumerate(matches):
+            if m.key is not None:
+                consumers.setdefault(m.key, []).append(bi)
+        anchored = {bi for bi, m in enumerate(matches) if m.key is not None}
+        rev = sg.graph.reverse(copy=False)
+        dist = {}
+        for a in anchored:  # Dijkstra to `a`, entering another matched block costs _AVOID
+            d = {a: 0.0}
+            heap = [(0.0, a)]
+            while heap:
+                c, v = heapq.heappop(heap)
+                if c > d.get(v, np.inf):
+                    continue
+                step = 1.0 if (v == a or v not in anchored) else _AVOID
+                for u in rev.successors(v):
+                    nc = c + step
+                    if nc < d.get(u, np.inf):
+                        d[u] = nc
+                        heapq.heappush(heap, (nc, u))
+            dist[a] = d
+        to_exit = {}
+        for x in sg.exits:
+            for u, k in nx.single_source_shortest_path_length(rev, x).items():
+                to_exit[u] = min(k, to_exit.get(u, k))
+        return cls(sg, matches, ptx, consumers, dist, to_exit, np.asarray(cfg.block_of), [b.start for b in cfg.blocks],
+                   run_end)
+
+    def runs(self, path: list[int]) -> list[list]:
+        """A warp's PTX path (pcs where it entered a run or control instruction) as the work it did, in
+        order: [[key anchor, units in a row], ...]; a PTX block executes when its first instruction
+        does."""
+        out: list[list] = []
+        for pc in path:
+            blocks = self._entered.get(pc)
+            if blocks is None:
+                end = self.run_end(pc)
+                blocks = self._entered[pc] = [pb for pb in range(int(self.block_of_pc[pc]),
+                                                                 int(self.block_of_pc[end - 1]) + 1)
+                                              if pc <= self.leaders[pb] < end and self.ptx[pb]]
+            for pb in blocks:
+                for m in self.ptx[pb]:
+                    if out and out[-1][0] == m.key:
+                        out[-1][1] += m.units
+                    else:
+                        out.append([m.key, m.units])
+        return out
+
+    def stream(self, path: list[int], limit: int = 50_000_000, window: int = 6) -> np.ndarray:
+        """The SASS instruction indices one warp issues, in order, for its PTX path.
+
+        ptxas may order the work of one iteration differently from the PTX (a split loop body around a
+        guarded store), so a visited block takes from the first of the next `window` runs with its key.
+        A warp whose lanes went both ways at a branch runs one side to its exit, then the other: at an
+        exit with work left the walk resumes at the other side of the latest branch that leads to it."""
+        sg, matches = self.sg, self.matches
+        todo = self.runs(path)
+        r = 0
+        seq: list[int] = []
+        sides: list[int] = []  # the other successor of every two-way branch passed
+        bi = 0
+        guard = 4 * (len(todo) + 1) * max(1, len(sg.blocks)) + 4 * sum(k for _, k in todo)
+        for _ in range(guard):
+            s, e = sg.blocks[bi]
+            seq.extend(range(s, e))
+            m = matches[bi]
+            for key, units in ((m.key, m.units), *m.also):
+                if key is None:
+                    continue
+                for j in range(r, min(r + window, len(todo))):
+                    if todo[j][0] == key and todo[j][1] > 0:
+                        todo[j][1] -= units
+                        break
+            while r < len(todo) and todo[r][1] <= 0:
+                r += 1
+            succ = list(sg.graph.successors(bi))
+            if len(seq) > limit:
+                break
+            if r >= len(todo):
+                if bi in sg.exits or not succ:
+                    break
+                bi = min(succ, key=lambda b: (self.to_exit.get(b, 1 << 30), b))
+                continue
+            ahead = [t for t in todo[r:r + window] if t[1] > 0]
+            if not succ or (bi in sg.exits and not any(self._reaches(succ, t) for t in ahead)):
+                resume = self._resume(sides, ahead)  # these lanes are done; others still have work
+                if resume is None:
+                    break
+                bi = resume
+                continue
+            if len(succ) == 1:
+                bi = succ[0]
+                continue
+            nxt = None
+            while nxt is None and r < len(todo):
+                for j in range(r, min(r + window, len(todo))):
+                    after = next((t for t in todo[j + 1:j + window] if t[1] > 0), None)
+                    if todo[j][1] > 0 and (nxt := self._toward(bi, succ, todo[j], after)) is not None:
+                        break
+                if nxt is None:  # the next run is out of reach from here: leave it
+                    todo[r][1] = 0
+                    while r < len(todo) and todo[r][1] <= 0:
+                        r += 1
+            if nxt is None:
+                if bi in sg.exits:
+                    break
+                nxt = min(succ, key=lambda b: (self.to_exit.get(b, 1 << 30), b))
+            sides.extend(b for b in succ if b != nxt)
+            bi = nxt
+        return np.asarray(seq, dtype=np.int32)
+
+    def _reaches(self, succ: list[int], run: list) -> bool:
+        return any(a in self.dist and s in self.dist[a] for a in self.consumers.get(run[0], []) for s in succ)
+
+    def _resume(self, sides: list[int], runs: list[list]) -> int | None:
+        while sides:
+            b = sides.pop()
+            if any(self._reaches([b], t) for t in runs):
+                return b
+        return None
+
+    def _toward(self, bi: int, succ: list[int], run: list, after: list | None = None) -> int | None:
+        """The successor on the way to a SASS block that can take `run`: one that does no other work
+        on the way first, then the largest U that fits (ptxas's unrolled code checks the trips left),
+        then one that also passes a block for the run `after` (ptxas moved a store of the next step
+        before the end of this one), then the cheapest, then the loop's back edge."""
+        key, left = run
+        cands = self.consumers.get(key, [])
+        fit = [a for a in cands if self.matches[a].units <= left] or cands
+        nxt = self.consumers.get(after[0], []) if after else []
+        best, best_key = None, None
+        for s in succ:
+            covers = any(self.dist[a].get(s, _AVOID) < _AVOID for a in nxt)
+            for a in fit:
+                c = self.dist[a].get(s)
+                if c is None:
+                    continue
+                k = (c >= _AVOID, -self.matches[a].units, not covers, c, s > bi, s)
+                if best_key is None or k < best_key:
+                    best, best_key = s, k
+        return best

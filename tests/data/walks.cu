@@ -1,0 +1,47 @@
+// Kernels whose SASS walk has a known answer: the FFMAs a warp issues follow from the arguments.
+
+// n FMAs per thread in a loop ptxas unrolls (by 4) with a remainder loop
+extern "C" __global__ void dot_n(float* out, const float* a, float b, int n) {
+    float acc = 0.0f;
+    for (int i = 0; i < n; ++i)
+        acc = fmaf(a[i], b, acc);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// lanes below k run m FMAs, the others 2m + 1: a warp split by k runs both sides
+extern "C" __global__ void split(float* out, const float* a, int k, int m) {
+    float acc = a[threadIdx.x];
+    if ((int)threadIdx.x < k) {
+        for (int i = 0; i < m; ++i)
+            acc = fmaf(acc, 1.0001f, 0.5f);
+    } else {
+        for (int i = 0; i < 2 * m + 1; ++i)
+            acc = fmaf(acc, 0.9999f, -0.25f);
+    }
+    out[blockIdx.x * blockDim.x + threadIdx.x] = acc;
+}
+
+// a barrier inside a loop of t trips: every warp passes t + 1 barriers
+extern "C" __global__ void staged(float* out, const float* a, int t) {
+    __shared__ float s[128];
+    float acc = 0.0f;
+    for (int j = 0; j < t; ++j) {
+        s[threadIdx.x] = a[j * blockDim.x + threadIdx.x];
+        __syncthreads();
+        acc = fmaf(s[(threadIdx.x + 1) % blockDim.x], 2.0f, acc);
+    }
+    __syncthreads();
+    out[threadIdx.x] = acc;
+}
+
+// memory: a strided load (1 or 32 lines a warp), then the other warp's elements (in L1 by then),
+// a shared store without conflicts and a shared load with a 2-way conflict
+extern "C" __global__ void loads(float* out, const float* a, int stride) {
+    __shared__ float s[2048];
+    int t = threadIdx.x;
+    float v = a[t * stride];
+    float w = a[((t + 32) % 64) * stride];
+    s[t] = v;
+    __syncthreads();
+    out[t] = s[(2 * t) % 2048] + w;
+}

@@ -1,0 +1,64 @@
+"""The SASS walk: the instructions a warp issues in ptxas's code, from its path through the PTX.
+
+The kernels in tests/data/walks.cu have known answers: the FFMAs and barriers a warp issues
+follow from the arguments, whatever ptxas did to the loops (unrolled by 4 with a remainder,
+split sides of a divergent branch, a barrier in a loop). Counts against Nsight Compute on
+real kernels are in test_timing.py (test_sass_instruction_counts_match_ncu)."""
+from collections import Counter
+
+import pytest
+
+from needs import need_nvrtc
+
+ARRAYS = {"a": "float32[1024]", "out": "float32[64]"}
+
+
+def _walk(kernel: str, **args) -> list[Counter]:
+    """Per warp of block 0 (64 threads), the SASS opcodes it issues, counted."""
+    need_nvrtc()
+    from analysis import pipeline, sass, sassflow
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    spec = {**ARRAYS, **{k: str(v) for k, v in args.items()}}
+    launch = pipeline.resolve_file("tests/data/walks.cu::" + kernel, (1, 1, 1), (64, 1, 1), 0, {}, spec)
+    s = pipeline.simulate_sampled(launch)
+    p = s.program
+    walker = sassflow.Walker.build(sassflow.sass_graph(s.listing), s.body, p.cfg, p.fn.labels, p.run_end)
+    path = s.result.stats["followed"][0]
+    out = []
+    for warp in range(2):
+        pcs = [pc for pc, bits in path if bits >> warp & 1]
+        out.append(Counter(s.listing.instructions[i].op for i in walker.stream(pcs)))
+    return out
+
+
+@pytest.mark.parametrize("n", [0, 1, 3, 4, 5, 37, 100])
+def test_an_unrolled_loop_issues_each_trip_once(n):
+    assert [c["FFMA"] for c in _walk("dot_n", n=n, b=1.5)] == [n, n]
+
+
+@pytest.mark.parametrize("k,m,want", [(16, 5, [5 + 11, 11]), (0, 7, [15, 15]), (64, 3, [3, 3]), (40, 9, [9, 9 + 19])])
+def test_a_divergent_warp_issues_both_sides(k, m, want):
+    assert [c["FFMA"] for c in _walk("split", k=k, m=m)] == want
+
+
+@pytest.mark.parametrize("t", [0, 1, 5])
+def test_a_barrier_in_a_loop_is_passed_every_trip(t):
+    assert [(c["FFMA"], c["BAR"]) for c in _walk("staged", t=t)] == [(t, t + 1)] * 2
+
+
+def test_control_bits_tie_a_load_to_its_use():
+    """ptxas's scoreboard: each global load sets a write barrier that a later instruction waits on."""
+    need_nvrtc()
+    from analysis import pipeline, sass
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    launch = pipeline.resolve_file("tests/data/walks.cu::dot_n", (1, 1, 1), (64, 1, 1), 0, {},
+                                   {**ARRAYS, "n": "8", "b": "1.0"})
+    ins = pipeline.simulate_sampled(launch).listing.instructions
+    loads = [i for i, x in enumerate(ins) if x.op == "LDG"]
+    assert loads
+    for i in loads:
+        wb = ins[i].write_barrier
+        assert 0 <= wb < 6 and 0 <= ins[i].stall <= 15
+        assert any(x.wait_mask >> wb & 1 for x in ins[i + 1:]), ins[i]
