@@ -1,0 +1,45 @@
+"""Each warp's memory instructions as the SM simulation charges them, on a kernel whose answer is
+known (tests/data/walks.cu::loads): a load of 1 or 32 lines a warp, a reload of what the other warp
+brought into L1, a shared store without conflicts, a shared load with a 2-way conflict, a store."""
+import pytest
+
+from needs import need_nvrtc
+
+
+def _accesses(stride: int, dram_share: float = 1.0) -> list[list]:
+    need_nvrtc()
+    from analysis import memaccess, pipeline, sass, sassflow
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    launch = pipeline.resolve_file("tests/data/walks.cu::loads", (1, 1, 1), (64, 1, 1), 0, {},
+                                   {"a": "float32[4096]", "out": "float32[64]", "stride": str(stride)})
+    s = pipeline.simulate_sampled(launch)
+    p = s.program
+    walker = sassflow.Walker.build(sassflow.sass_graph(s.listing), s.body, p.cfg, p.fn.labels, p.run_end)
+    path = s.result.stats["followed"][0]
+    block = memaccess.BlockAccesses(s.result.trace, 0, 30.0, 26.0, 28.0, memaccess.bypass_keys(s.listing))
+    out = []
+    for warp in range(2):
+        stream = walker.stream([pc for pc, bits in path if bits >> warp & 1]).tolist()
+        ops = [s.listing.instructions[i].op for i in stream if memaccess.sass_key(s.listing.instructions[i])]
+        assert ops == ["LDG", "LDG", "STS", "LDS", "STG"]
+        out.append(block.for_warp(s.listing, stream, warp, dram_share, dram_share, 24.0))
+    return out
+
+
+@pytest.mark.parametrize("stride,lines", [(1, 1), (32, 32)])
+def test_lines_hits_and_wavefronts(stride, lines):
+    for first, again, sts, lds, stg in _accesses(stride):
+        assert (first.wavefronts, first.lines, first.level) == (lines, lines, 3)  # from DRAM
+        assert first.dram_bytes == first.l2_bytes == 32 * (lines if stride > 1 else 4)
+        assert (again.wavefronts, again.lines, again.level) == (lines, 0, 1)  # the other warp brought it
+        assert (sts.wavefronts, sts.latency) == (1, 30.0)
+        assert (lds.wavefronts, lds.latency) == (2, 30.0)  # s[2t]: two lanes on each bank
+        assert (stg.lines, stg.dram_bytes) == (1, 128)
+
+
+def test_a_dram_share_is_charged_in_whole_requests():
+    """With half the missing bytes from DRAM, one of the two warps' first loads goes to DRAM."""
+    firsts = [w[0] for w in _accesses(1, dram_share=0.5)]
+    assert sorted(a.dram_bytes for a in firsts) == [0.0, 128.0]
+    assert sorted(a.level for a in firsts) == [2, 3]
