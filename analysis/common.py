@@ -120,6 +120,11 @@ class Sample:
     pc_warps: np.ndarray
     shared_wavefronts: float
     provenance: str
+    program: Any = None  # cudasim's decoded kernel: control-flow graph, straight-line runs
+    listing: Any = None  # the kernel's SASS (analysis.sass.Listing); None without nvdisasm
+    followed: dict = field(default_factory=dict)  # block -> the path its warps took (cudasim stats["followed"])
+    compulsory_bytes: float | None = None  # the catalog's fewest DRAM bytes at this size, if known
+    buffers: list = field(default_factory=list)  # (address, bytes) of each array the launch was passed
 
 
 @dataclass
@@ -133,6 +138,7 @@ class Simulation:
     size: int | None
     blocks: int
     threads_per_block: int
+    grid: tuple[int, int, int]
     body: list  # cudasim.ptx.Instruction per pc
     occupancy: dict  # blocks_per_sm, warps_per_sm, occupancy_pct, limiters
     registers: int

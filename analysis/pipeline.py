@@ -31,6 +31,8 @@ from itertools import product
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from cudasim import CompileError, CompileResult, Launch, Resources, SourceModule, compile_cuda
 from cudasim.gpus import GPU, UnknownGPU, get_gpu
 from cudasim.memory import GlobalMemory
@@ -42,6 +44,7 @@ from .args import TargetError, make_args, parse_dims, parse_kv, parse_signature
 from .common import Model, active_lanes, provenance
 
 ANALYSIS_CACHE_VERSION = 2
+_ARGUMENTS: dict = {}  # (launch key, seed) -> the arguments made for it (ResolvedLaunch.arguments)
 ALL_BLOCKS_THREADS = 1 << 16  # simulate every block when the launch has at most this many threads
 INTERIOR_SAMPLES = 2  # interior blocks sampled per grid dimension
 
@@ -87,12 +90,20 @@ class ResolvedLaunch:
         return hashlib.sha256(json.dumps(d, default=str).encode()).hexdigest()
 
     def arguments(self, seed: int = 0) -> tuple[list[Any], list[str]]:
-        """The kernel's arguments, and notes on any the user left to defaults: the catalog's
-        inputs for a catalog target, the `--arg` specs for a file target."""
-        if self.entry is not None:
-            return self.entry.args(self.entry.make_inputs(self.size, seed), self.size), []
-        params = parse_signature(self.source, self.kernel)
-        return make_args(params, dict(self.arg_specs), self.blocks * self.threads_per_block)
+        """The kernel's arguments (fresh copies: a launch may write them), and notes on any the user
+        left to defaults: the catalog's inputs for a catalog target, the `--arg` specs for a file target.
+        Made once per launch and seed: probes of one launch share them."""
+        key = (self.key(), seed)
+        if key not in _ARGUMENTS:
+            if self.entry is not None:
+                made = (self.entry.args(self.entry.make_inputs(self.size, seed), self.size), [])
+            else:
+                made = make_args(parse_signature(self.source, self.kernel), dict(self.arg_specs),
+                                 self.blocks * self.threads_per_block)
+            _ARGUMENTS.clear()  # one launch's arguments at a time: they can be large
+            _ARGUMENTS[key] = made
+        args, notes = _ARGUMENTS[key]
+        return [a.copy() if isinstance(a, np.ndarray) else a for a in args], list(notes)
 
 
 # ---- resolve -----------------------------------------------------------------------------
@@ -233,6 +244,12 @@ def plan_blocks(grid: Dim3, threads_per_block: int, all_blocks: bool = False,
     total = grid[0] * grid[1] * grid[2]
     if all_blocks or total * threads_per_block <= ALL_BLOCKS_THREADS:
         return None, {}
+    return _picks(grid, interior)
+
+
+def _picks(grid: Dim3, interior: int) -> tuple[list[int], dict[int, float]]:
+    """Along each dimension the first, `interior` evenly spaced interior and the last index, and their
+    product, each weighted by the blocks of its class."""
     per_dim: list[list[tuple[int, float]]] = []
     for g in grid:
         if g <= 2 + interior:
@@ -308,9 +325,10 @@ def _function(launch: ResolvedLaunch, compiled: Compiled):
 
 
 def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None,
-             seed: int = 0, function=None) -> tuple[Launch, list[str], list]:
+             seed: int = 0, function=None, follow: list[int] | None = None) -> tuple[Launch, list[str], list]:
     """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all), on
-    `function` where given (probes that only count reuse one: parsed once, memory grown once).
+    `function` where given (probes that only count reuse one: parsed once, memory grown once),
+    counting per warp the instructions of the blocks `follow` (stats["followed"]).
 
     Returns (the simulated launch: trace, stats, findings; notes on arguments left to defaults;
     the kernel's PTX instructions, which per-pc counts index).
@@ -320,6 +338,8 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared)
     if blocks is not None:
         kw.update(run_blocks=blocks, trace_blocks=blocks)
+    if follow:
+        kw.update(follow_blocks=follow)
     return f(*args, **kw), notes, f.program.fn.body
 
 
@@ -332,6 +352,8 @@ class Simulated:
     notes: list[str]
     level: str  # "SASS" or "PTX": at which level memory instructions are counted
     body: list  # the kernel's PTX instructions
+    program: Any = None  # cudasim's decoded kernel (control-flow graph, straight-line runs)
+    listing: Any = None  # the kernel's SASS (analysis.sass.Listing), where nvdisasm is at hand
 
 
 def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass: bool = True) -> Simulated:
@@ -344,7 +366,9 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
         probe = _function(launch, compiled)
         blocks, weights = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
             simulate(launch, compiled, [b], function=probe)[0].trace, b))
-    result, notes, body = simulate(launch, compiled, blocks)
+    follow = blocks if blocks is not None else _picks(launch.grid, INTERIOR_SAMPLES)[0]
+    function = _function(launch, compiled)
+    result, notes, body = simulate(launch, compiled, blocks, function=function, follow=follow)
     trace = result.trace
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
@@ -354,10 +378,12 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
                      "the counts are sampled estimates; --all-blocks gives exact ones")
     level = "PTX"
     disasm = sass.find_nvdisasm() if use_sass else None
+    listing = None
     if disasm:
         try:
-            ops = sass.sass_memory_ops(launch.source, list(launch.options), launch.filename, launch.kernel,
-                                       compiled.entry, launch.gpu.arch)
+            listing = sass.kernel_listing(launch.source, list(launch.options), launch.filename, launch.kernel,
+                                          compiled.entry, launch.gpu.arch)
+            ops = None if listing is None else sass.memory_ops(listing)
         except Exception as e:  # noqa: BLE001 - SASS is a refinement: without it, PTX-level counts
             ops = None
             notes.append(f"SASS unavailable ({type(e).__name__}: {str(e).splitlines()[0][:80]}); PTX-level counts")
@@ -370,7 +396,7 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     if level == "PTX":
         notes.append("PTX-level counts: ptxas may merge neighbouring accesses into wider ones "
                      "(pip install nvidia-cuda-nvdisasm for SASS-level counts)")
-    return Simulated(result, weights, notes, level, body)
+    return Simulated(result, weights, notes, level, body, function.program, listing)
 
 
 # ---- model -------------------------------------------------------------------------------

@@ -55,7 +55,10 @@ def _sample(launch: pipeline.ResolvedLaunch, all_blocks: bool, use_sass: bool) -
             preds = m.predictions(m.analyze(trace, weights))
             wavefronts += sum(v for k, v in preds.items() if k in names)
     s = Sample(launch.size, launch.grid, launch.blocks, result.stats["blocks_run"], trace, weights,
-               result.stats["pc_warp_instructions"], wavefronts, provenance(trace, weights).label)
+               result.stats["pc_warp_instructions"], wavefronts, provenance(trace, weights).label, sim.program,
+               sim.listing, result.stats.get("followed", {}),
+               float(launch.entry.min_bytes(launch.size)) if launch.entry is not None else None,
+               result.stats.get("buffers", []))
     return s, sim.body, notes
 
 
@@ -79,7 +82,8 @@ def simulation(launch: pipeline.ResolvedLaunch, defines: dict[str, str] | None =
     if occ["refused"]:
         raise ValueError(f"the driver would refuse this launch: {occ['refused']}")
     entry, size = launch.entry, launch.size
-    return Simulation(launch.describe(), launch.gpu, size, launch.blocks, launch.threads_per_block, body, occupancy,
+    return Simulation(launch.describe(), launch.gpu, size, launch.blocks, launch.threads_per_block, launch.grid, body,
+                      occupancy,
                       res.registers, samples,
                       compulsory_bytes=float(entry.min_bytes(size)) if entry is not None else None,
                       flops=float(entry.flops(size)) if entry is not None else None, notes=notes)

@@ -1,5 +1,6 @@
-"""The timing model: its JSON, a DRAM-bound copy within its bandwidth bound, the transpose
-ladder in the order physics says, an FMA-bound probe, a GPU without rates refused in one line."""
+"""The timing model end to end: its JSON, a DRAM-bound copy within its bandwidth bound, the
+transpose ladder in the order physics says, an FMA-bound probe, a GPU without rates refused in
+one line, counts extrapolated from two sizes, and the SASS instruction counts against ncu's."""
 import json
 from pathlib import Path
 
@@ -48,7 +49,8 @@ def test_copy_larger_than_l2_is_dram_bound_within_its_bandwidth(capsys):
     fastest = max(gpu.timing[k]["value"] for k in ("dram_read_gbs", "dram_write_gbs", "dram_copy_gbs")) * 1e9
     slowest = min(gpu.timing[k]["value"] for k in ("dram_read_gbs", "dram_write_gbs", "dram_copy_gbs")) * 1e9
     assert d["limiter"] == "DRAM"
-    assert moved / fastest * 1e6 <= d["body_us"] <= moved / slowest * 1e6 * 1.001
+    # at most the slowest measured rate, plus the ramp of the first and last waves (a few percent)
+    assert moved / fastest * 1e6 <= d["body_us"] <= moved / slowest * 1e6 * 1.05
     assert d["counts"]["dram_read_bytes"] + d["counts"]["dram_write_bytes"] == pytest.approx(moved)
 
 
@@ -63,7 +65,7 @@ def test_fma_chain_is_fp32_pipe_bound(capsys):
     assert d["limiter"] == "fp32 pipe"
     assert "sampled and scaled" in d["provenance"]
     c = d["counts"]
-    assert c["fp32_warp_instructions"] > 0.98 * c["warp_instructions"]
+    assert c["fma_warp_instructions"] > 0.98 * c["warp_instructions"]
 
 
 def test_gpu_without_rates_is_refused_in_one_line(capsys):
@@ -73,31 +75,6 @@ def test_gpu_without_rates_is_refused_in_one_line(capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "no timing rates for A100" in err
-
-
-def test_round_heads_overlap_independent_loads():
-    """Two loads before either is used are one round; a load after a use starts another."""
-    from cudasim.ptx import parse_module
-    ptx = """.version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 p)
-{
- .reg .f32 %f<4>; .reg .b64 %rd<3>;
- ld.param.u64 %rd1, [p];
- ld.global.f32 %f1, [%rd1];
- ld.global.f32 %f2, [%rd1+4];
- add.f32 %f3, %f1, %f2;
- ld.global.f32 %f1, [%rd1+8];
- st.global.f32 [%rd1], %f1;
- ret;
-}
-"""
-    body = parse_module(ptx).functions["k"].body
-    heads = timing.round_heads(body)
-    loads = [pc for pc, ins in enumerate(body) if timing.is_global_load(ins)]
-    assert [bool(heads[pc]) for pc in loads] == [True, False, True]
-    assert [timing.pipe_of(ins) for ins in body if ins.base == "add"] == ["fp32"]
 
 
 def test_pc_counts_sum_to_the_warp_instructions():
@@ -117,9 +94,23 @@ def test_scaling_from_two_sizes_agrees_with_simulating_the_size():
     launch = pipeline.resolve_catalog("sgemm_naive", 512)
     assert simulation.sample_sizes(launch) == [128, 256]
     scaled = simulation.simulation(launch)
-    direct = replace(scaled, samples=[simulation._sample(launch, False, None)[0]])
+    direct = replace(scaled, samples=[simulation._sample(launch, False, True)[0]])
     a, b = timing.analyze(scaled), timing.analyze(direct)
     assert "sampled and scaled: simulated at sizes 128" in a["provenance"]
     for k in ("warp_instructions", "global_load_requests", "global_load_lines"):
         assert a["counts"][k] == pytest.approx(b["counts"][k], rel=0.02), k
     assert a["time_us"] == pytest.approx(b["time_us"], rel=0.05)
+
+
+def test_sass_instruction_counts_match_ncu():
+    """The warp instructions the model issues (the SASS walk along cudasim's path) against the
+    executed instructions ncu counted on the H100 (analysis/results/profile_h100.json), at the
+    sizes it measured, for kernels of different shapes."""
+    need_nvrtc()
+    from analysis import pipeline, simulation
+    prof = json.loads((ROOT / "analysis" / "results" / "profile_h100.json").read_text())
+    for name in ("transpose_tiled", "sgemm_1d_blocktiling", "dgemm_smem_conflict_free"):
+        row = prof["kernels"][name]
+        launch = pipeline.resolve_catalog(name, row["size"])
+        d = timing.analyze(simulation.simulation(launch))
+        assert d["counts"]["warp_instructions"] == pytest.approx(row["metrics"]["smsp__inst_executed.sum"], rel=0.03), name

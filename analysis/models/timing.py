@@ -3,42 +3,45 @@ not resident in L2 (as kernels.bench measures), with no GPU.
 
     python -m analysis.timing TARGET [--size N] [--gpu NAME] [--json]
 
-Every term is a count from the simulation (or the compiled PTX) over a rate of the GPU row's
-`timing` table (measured by kernels.microbench on the H100):
+How: the simulator's trace and each warp's path through the PTX become, for one block, the
+SASS each warp issues (analysis.sassflow) and what each of its memory instructions costs
+(analysis.memaccess). One SM is then simulated running the launch's blocks, as many at a time
+as occupancy allows, instruction by instruction (analysis.smsim): four schedulers, each pipe's
+measured issue interval and dependent latency, the L1/shared data stage, and this SM's share
+of L2 and DRAM bandwidth (the launch's busy SMs share them evenly) ahead of their measured
+latencies. The busiest SM's time, at the clock, plus what the bench protocol adds to a kernel's
+own time (events around a launch from Python, by its argument count), is the prediction. Every rate and latency is the GPU row's
+(cudasim/gpus.json, measured by kernels.microbench on the H100); nothing is fitted to
+kernels' times.
 
-* issue: warp instructions / (4 schedulers x 1 per clk); each pipe (FP32, FP64, integer,
-  MUFU, tensor MMA) its warp instructions (or FLOP) / its measured rate;
-* L1: global lines per request + shared wavefronts, one 128-B wavefront per clk per SM;
-* L2: tag lookups (128-B line requests) at the measured L2 line rate; loads reach L2 once per
-  distinct line per block (the L1 keeps a block's lines: no capacity misses), stores always;
-* DRAM: compulsory bytes (reuse between resident blocks is caught by L2: blocks of a wave
-  walk the same panels in step), reads and writes at their measured rates, the paired part
-  at the copy rate;
-* latency (Little's law, per warp): rounds of independent global loads x the expected
-  latency of a round + one issue clk per instruction, per wave of resident blocks;
-* launch overhead: an empty kernel timed as kernels.bench times one.
-
-Combination: throughput terms are per SM for the busiest SM (ceil(blocks / SMs) blocks),
-L2 and DRAM for the chip; time = max(every term) + launch overhead. The max assumes the
-pipes and memory overlap perfectly; latency is the one term occupancy must hide.
+Bench sizes are simulated at two smaller sizes of the same kernel and the SM's cycles
+extrapolated linearly in the size (analysis.simulation); a launch with more blocks per SM than
+is worth simulating is extrapolated from the last wave's pace. The output says which.
 """
 from __future__ import annotations
 
-import json
 import math
-from pathlib import Path
+from dataclasses import dataclass
 
 import numpy as np
 
+from .. import l2reuse, memaccess, sassflow, sassops, smsim
 from ..common import LINE, SECTOR, Metric, Model, Sample, Simulation, View, active_lanes, provenance, row_weights
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
-PIPES = ("fp32", "fp64", "int", "mufu", "tensor", "lsu", "issue")
 RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm",
-         "mufu_per_clk_sm", "tf32_mma_flop_per_clk_sm", "fp64_mma_flop_per_clk_sm", "l1_wavefront_clk", "l2_gbs",
-         "dram_read_gbs", "dram_write_gbs", "dram_copy_gbs", "latency_l1_clk", "latency_l2_clk",
-         "latency_dram_clk", "launch_us")
-_RULES = json.loads(Path(__file__).with_name("timing_pipes.json").read_text())["rules"]
+         "mufu_per_clk_sm", "tf32_mma_flop_per_clk_sm", "fp64_mma_flop_per_clk_sm",
+         "fp32_latency", "imad_latency", "alu_latency", "fp64_latency", "xu_latency", "hmma_latency", "dmma_latency",
+         "shfl_latency", "atoms_latency", "barrier_latency", "uniform_latency", "const_latency", "sreg_latency",
+         "branch_latency", "latency_smem_clk", "latency_ld_shared_clk", "l1_wavefront_clk", "latency_l1_clk",
+         "l2_gbs", "l2_load_gbs", "l2_load_line_gps", "l2_store_line_gps", "l2_store_gbs", "latency_l2_clk",
+         "l2_random_capacity_mb", "dram_read_gbs", "dram_write_gbs", "dram_copy_gbs", "dram_random_gps",
+         "latency_dram_clk", "dram_queue_clk", "dram_sigma_clk",
+         "launch_us", "launch_per_arg_us", "block_launch_clk", "block_launch_clk_1024")
+SIM_BLOCKS = 16  # at least this many blocks (and three waves) are simulated before the pace is extrapolated
+SIM_INSTRUCTIONS = 400_000  # warp instructions one SM simulation may issue, beyond two waves
+_RESOURCE = {"fma": "fp32 pipe", "imad": "IMAD pipe", "alu": "integer/logic pipe", "fp64": "fp64 pipe",
+             "xu": "MUFU pipe", "hmma": "tensor pipe", "dmma": "tensor pipe", "uniform": "uniform pipe"}
 
 
 class NoRates(ValueError):
@@ -46,253 +49,367 @@ class NoRates(ValueError):
 
 
 def rates(gpu) -> dict[str, float]:
-    """The GPU row's timing rates by name; NoRates naming the missing ones."""
+    """The GPU row's timing rates by name, and the per-scheduler issue intervals they imply; NoRates
+    naming the missing ones."""
     missing = [k for k in RATES if k not in gpu.timing]
     if missing:
         raise NoRates(f"no timing rates for {gpu.key} in cudasim/gpus.json (missing {', '.join(missing[:3])}"
                       f"{', ...' if len(missing) > 3 else ''}); the timing model knows only GPUs whose rates were "
                       f"measured (python -m kernels.microbench) or cited")
-    return {k: float(gpu.timing[k]["value"]) for k in RATES}
+    r = {k: float(gpu.timing[k]["value"]) for k in RATES}
+    per_sched = 4.0 * 32  # a warp instruction is 32 lanes; a rate per SM is four schedulers' worth
+    r.update(fp32_interval=per_sched / r["fp32_per_clk_sm"], imad_interval=per_sched / r["int_per_clk_sm"],
+             alu_interval=per_sched / r["int_per_clk_sm"], fp64_interval=per_sched / r["fp64_per_clk_sm"],
+             xu_interval=per_sched / r["mufu_per_clk_sm"], uniform_interval=1.0, branch_interval=1.0,
+             hmma_interval=4.0 * 1024 / r["tf32_mma_flop_per_clk_sm"],  # HMMA.1684: m16n8k4, 1024 FLOP
+             dmma_interval=4.0 * 512 / r["fp64_mma_flop_per_clk_sm"])  # DMMA.8x8x4: 512 FLOP
+    return r
 
 
-def pipe_of(ins) -> str:
-    """The pipe a PTX instruction runs on (timing_pipes.json, first match)."""
-    for r in _RULES:
-        if r["base"] != "*" and ins.base not in r["base"]:
-            continue
-        if "types" in r and not set(ins.types) & set(r["types"]):
-            continue
-        if "mods" in r and not set(ins.mods) & set(r["mods"]):
-            continue
-        return r["pipe"]
-    return "issue"
+# ---- memory totals of a sample (for the DRAM bytes and the counts) ----------------------------------
 
-
-def mma_flops(ins) -> float:
-    """FLOP of one warp's wmma.mma: 2 x m x n x k from its shape modifier (m16n16k8 -> 4096)."""
-    for m in ins.mods:
-        if m.startswith("m") and "n" in m and "k" in m:
-            try:
-                mm, rest = m[1:].split("n")
-                nn, kk = rest.split("k")
-                return 2.0 * int(mm) * int(nn) * int(kk)
-            except ValueError:
-                continue
-    return 0.0
-
-
-def _regs(o) -> list[str]:
-    if o.kind == "reg" or o.kind == "sym":
-        return [o.name]
-    if o.kind == "vec":
-        return [x for it in o.items for x in _regs(it)]
-    if o.kind == "mem" and o.base is not None:
-        return _regs(o.base)
-    return []
-
-
-def is_global_load(ins) -> bool:
-    return ins.base in ("ld", "ldu") and not ins.has("shared", "local", "param", "const")
-
-
-def round_heads(body: list) -> np.ndarray:
-    """(n,) bool: the global loads that start a round of independent loads.
-
-    Why: a warp issues in order, so loads issued before the first use of any of them overlap
-    (one latency); the first instruction that reads a pending load's register waits for all of
-    them. Straight-line code only: a branch or label ends the round (conservative in loops).
-    """
-    heads = np.zeros(len(body), dtype=bool)
-    pending: set[str] = set()
-    for pc, ins in enumerate(body):
-        if ins.label is not None or ins.base in ("bra", "ret", "exit", "bar", "barrier"):
-            pending.clear()
-            continue
-        reads = {r for o in (ins.operands if ins.base in ("st", "red", "atom") else ins.operands[1:]) for r in _regs(o)}
-        if ins.guard:
-            reads.add(ins.guard)
-        if reads & pending:
-            pending.clear()
-        if is_global_load(ins):
-            heads[pc] = not pending
-            pending.update(_regs(ins.operands[0]) if ins.operands else [])
-    return heads
-
-
-# ---- per-sample counts -------------------------------------------------------------------
-
-def _rows(ev):
-    """Per row of a global event: active lanes, distinct sectors, distinct lines (vectorized)."""
-    act = active_lanes(ev.masks)
+def _distinct(ev, act, shift: int) -> np.ndarray:
     first = ev.addrs.astype(np.uint64)
     last = first + np.uint64(max(int(ev.size), 1) - 1)
     both = np.concatenate([act, act], axis=1)
-
-    def distinct(shift: int) -> np.ndarray:
-        k = np.concatenate([first >> np.uint64(shift), last >> np.uint64(shift)], axis=1).astype(np.int64)
-        k = np.where(both, k, np.iinfo(np.int64).max)
-        k.sort(axis=1)
-        new = np.ones_like(k, dtype=bool)
-        new[:, 1:] = k[:, 1:] != k[:, :-1]
-        return (new & (k != np.iinfo(np.int64).max)).sum(axis=1)
-    return act, distinct(5), distinct(7)
+    k = np.concatenate([first >> np.uint64(shift), last >> np.uint64(shift)], axis=1).astype(np.int64)
+    k = np.where(both, k, np.iinfo(np.int64).max)
+    k.sort(axis=1)
+    new = np.ones_like(k, dtype=bool)
+    new[:, 1:] = k[:, 1:] != k[:, :-1]
+    return (new & (k != np.iinfo(np.int64).max)).sum(axis=1)
 
 
-def sample_counts(s: Sample, body: list, heads: np.ndarray, pipes: list[str]) -> dict[str, float]:
-    """Counts of one sample per block of its grid (the extensive quantities the times are made of)."""
-    scale = s.blocks_total / max(s.blocks_run, 1)
-    w = s.pc_warps.astype(np.float64) * scale
-    c: dict[str, float] = {p: 0.0 for p in PIPES}
-    for pc, p in enumerate(pipes):
-        c[p] += w[pc]
-    c["warp_instructions"] = float(w.sum())
-    c["tf32_flop"] = sum(w[pc] * mma_flops(ins) for pc, ins in enumerate(body) if pipes[pc] == "tensor"
-                         and "f64" not in ins.types)
-    c["fp64_mma_flop"] = sum(w[pc] * mma_flops(ins) for pc, ins in enumerate(body) if pipes[pc] == "tensor"
-                             and "f64" in ins.types)
-    c["rounds"] = float(w[heads].sum())
-    c["shared_wavefronts"] = s.shared_wavefronts
+def memory_totals(s: Sample) -> dict:
+    """Global requests, sectors and lines over the sample's grid, and per array passed (in argument
+    order): its bytes and the distinct bytes the simulated blocks load and store in it, scaled to the
+    grid (the DRAM bytes are those, at most the array: blocks that share data fetch it once)."""
     prov = provenance(s.trace, s.weights)
-    keys = {"ld": [], "st": []}
-    for k in ("ld_requests", "ld_sectors", "ld_lines", "st_requests", "st_sectors", "st_lines", "l2_ld_lines"):
-        c[k] = 0.0
-    block_w: dict[int, float] = prov.weights if prov.kind == "sampled" else {}
+    traced = len(s.weights) if s.weights else s.blocks_run
+    scale = s.blocks_total / max(traced, 1)
+    c = {k: 0.0 for k in ("ld_requests", "ld_sectors", "ld_lines", "st_requests", "st_sectors", "st_lines")}
+    keys: dict[str, list] = {"ld": [], "st": []}
+    blocks_of: dict[str, dict[int, list]] = {"ld": {}, "st": {}}
     for ev in s.trace.events:
         if ev.space != "global" or len(ev) == 0:
             continue
-        op = "st" if ev.op == "st" else "ld"
+        op = "st" if ev.op in ("st", "red", "atom") else "ld"
         rw = row_weights(ev, prov)
-        act, sectors, lines = _rows(ev)
+        act = active_lanes(ev.masks)
         c[f"{op}_requests"] += float(rw.sum())
-        c[f"{op}_sectors"] += float((sectors * rw).sum())
-        c[f"{op}_lines"] += float((lines * rw).sum())
-        a = ev.addrs.astype(np.uint64)[act]
-        blk = np.broadcast_to(ev.blocks.astype(np.int64)[:, None], act.shape)[act]
-        keys[op].append((blk, (a >> np.uint64(7)).astype(np.int64), (a >> np.uint64(5)).astype(np.int64)))
-    distinct = {}
-    for op, parts in keys.items():
-        if not parts:
-            distinct[op] = 0.0
+        c[f"{op}_sectors"] += float((_distinct(ev, act, 5) * rw).sum())
+        c[f"{op}_lines"] += float((_distinct(ev, act, 7) * rw).sum())
+        sec = (ev.addrs.astype(np.uint64) >> np.uint64(5)).astype(np.int64)
+        keys[op].append(sec[act])
+        for blk in np.unique(ev.blocks):
+            rows = ev.blocks == blk
+            blocks_of[op].setdefault(int(blk), []).append(sec[rows][act[rows]])
+    order = sorted(range(len(s.buffers)), key=lambda i: s.buffers[i][0])
+    starts = np.array([s.buffers[i][0] for i in order], dtype=np.int64)
+    # per array: bytes, distinct bytes loaded, stored (over the grid), loads offered to L2 (each block's
+    # distinct sectors, summed over the grid), the dimensions along which blocks share what they load
+    arrays = [[float(n), 0.0, 0.0, 0.0, (), False] for _, n in s.buffers]
+    unplaced = {"ld": 0.0, "st": 0.0}
+    for j, op in enumerate(("ld", "st")):
+        if not keys[op]:
             continue
-        blk = np.concatenate([p[0] for p in parts])
-        line = np.concatenate([p[1] for p in parts])
-        sec = np.concatenate([p[2] for p in parts])
-        distinct[op] = float(len(np.unique(sec))) * SECTOR * (s.blocks_total / max(len(np.unique(blk)), 1))
-        if op == "ld":  # the distinct lines each block loads: what reaches L2 when L1 keeps a block's lines
-            pairs = np.unique((blk << 40) | (line & ((1 << 40) - 1)))  # one key per (block, line)
-            blocks, n = np.unique(pairs >> 40, return_counts=True)
-            bw = np.array([block_w.get(int(b), 1.0) for b in blocks]) if block_w else np.ones(len(blocks))
-            c["l2_ld_lines"] = float((bw * n).sum()) * (1.0 if block_w or s.blocks_run == s.blocks_total else scale)
-    c["distinct_ld_bytes"], c["distinct_st_bytes"] = distinct["ld"], distinct["st"]
-    return {k: float(v) / s.blocks_total for k, v in c.items()}
+        sec = np.unique(np.concatenate(keys[op]))
+        which = np.searchsorted(starts, sec << 5, side="right") - 1 if len(starts) else np.full(len(sec), -1)
+        for b, n in zip(*np.unique(which, return_counts=True)):
+            if b < 0:
+                unplaced[op] += float(n) * SECTOR * scale
+            else:
+                arrays[order[b]][1 + j] = float(n) * SECTOR * scale
+    if len(starts) and blocks_of["ld"]:
+        per_block: dict[int, dict[int, set]] = {}  # array -> block -> sectors
+        for blk, secs in blocks_of["ld"].items():
+            sec = np.unique(np.concatenate(secs))
+            which = np.searchsorted(starts, sec << 5, side="right") - 1
+            for b in np.unique(which[which >= 0]):
+                per_block.setdefault(order[b], {})[blk] = set(sec[which == b].tolist())
+        for a, by_block in per_block.items():
+            arrays[a][3] = sum(len(v) for v in by_block.values()) * SECTOR * scale
+            arrays[a][4] = l2reuse.shared_dims({s.trace.block_coords(blk): v for blk, v in by_block.items()})
+            span = np.median([(max(v) - min(v) + 1) * SECTOR for v in by_block.values()])
+            arrays[a][5] = bool(span > 0.25 * s.buffers[a][1])
+    c["arrays"] = arrays
+    c["unplaced_ld"], c["unplaced_st"] = unplaced["ld"], unplaced["st"]
+    return c
 
 
-def extrapolate(sim: Simulation, per_block: list[dict[str, float]]) -> tuple[dict[str, float], str]:
-    """Totals over the launch's blocks: one sample as is; two, linear in the size per block."""
-    if len(per_block) == 1:
-        return {k: v * sim.blocks for k, v in per_block[0].items()}, sim.samples[0].provenance
-    (s1, s2), (a, b) = [s.size for s in sim.samples], per_block
-    out = {}
-    for k in a:
-        slope = (b[k] - a[k]) / (s2 - s1)
-        out[k] = max(0.0, a[k] + slope * (sim.size - s1)) * sim.blocks
+def dram_bytes(arrays: list, unplaced_ld: float, unplaced_st: float, grid: tuple[int, int, int], wave: int,
+               capacity: float) -> tuple[float, float]:
+    """(DRAM bytes read, written): stores, per array the distinct bytes, at most the array; loads, the
+    footprints plus what L2 does not keep between the blocks that reuse them (analysis.l2reuse)."""
+    uses = [l2reuse.ArrayUse(min(n, ld), max(off, min(n, ld)), dims, sc) for n, ld, _, off, dims, sc in arrays
+            if ld > 0]
+    rd = l2reuse.dram_reads(uses, grid, wave, capacity) + unplaced_ld
+    wr = sum(min(n, st) for n, _, st, _, _, _ in arrays) + unplaced_st
+    return rd, wr
+
+
+DRAM_SOURCE = ("per array passed, the distinct 32-B sectors the simulated blocks touch, scaled to the grid, at most the "
+               "array; loads reused across blocks refetched as far as L2 does not keep them (analysis.l2reuse)")
+
+
+def _grow(a: float, b: float, s1: float, s2: float, s: float) -> float:
+    """a at size s1 and b at s2, at size s: a power of the size (an array's bytes grow as n, n^2 ...)."""
+    if a <= 0 or b <= 0 or b == a:
+        return b
+    return b * (s / s2) ** (math.log(b / a) / math.log(s2 / s1))
+
+
+def dram_byte_rate(r: dict[str, float], rd: float, wr: float) -> float:
+    """Bytes per second DRAM moves for this mix: reads and writes at their measured rates, the part
+    that pairs a read with a write at the measured copy rate."""
+    pair = min(rd, wr)
+    t = (rd - pair) / (r["dram_read_gbs"] * 1e9) + (wr - pair) / (r["dram_write_gbs"] * 1e9) + \
+        2 * pair / (r["dram_copy_gbs"] * 1e9)
+    return (rd + wr) / t if t > 0 else r["dram_read_gbs"] * 1e9
+
+
+# ---- one SM at one sample size ------------------------------------------------------------------------
+
+def representative(s: Sample) -> int:
+    """The followed block that stands for the most blocks (an interior one), else the middle one."""
+    blocks = sorted(s.followed)
+    if s.weights:
+        return max(blocks, key=lambda b: (s.weights.get(b, 0.0), -b))
+    return blocks[len(blocks) // 2]
+
+
+@dataclass
+class Prepared:
+    """One sample, ready for the SM: each warp's SASS stream, its memory accesses, the memory totals."""
+
+    sample: Sample
+    block: int
+    streams: list
+    accesses: memaccess.BlockAccesses
+    totals: dict
+
+
+def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
+    if s.listing is None:
+        raise NoRates("the timing model reads the SASS the GPU runs: pip install nvidia-cuda-nvdisasm")
+    prog = s.program
+    walker = sassflow.Walker.build(sassflow.sass_graph(s.listing), sim.body, prog.cfg, prog.fn.labels, prog.run_end)
+    block = representative(s)
+    path = s.followed[block]
+    streams = []
+    for w in range(-(-sim.threads_per_block // 32)):
+        pw = [pc for pc, bits in path if bits >> w & 1]
+        streams.append(walker.stream(pw).tolist() if pw else [])
+    acc = memaccess.BlockAccesses(s.trace, block, r["latency_smem_clk"], r["atoms_latency"],
+                                  r["latency_ld_shared_clk"], memaccess.bypass_keys(s.listing))
+    return Prepared(s, block, streams, acc, memory_totals(s))
+
+
+def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, resident: int, f_rd: float,
+              f_wr: float, dram_rate: float, dram_u: float | None = None) -> dict:
+    """One SM running `busiest` blocks of this sample's program: cycles, resources' busy cycles, counts.
+    `f_rd` / `f_wr`: the share of L1-missing load bytes / stored bytes that DRAM moves, at `dram_rate`."""
+    s, streams = p.sample, p.streams
+    warps = [smsim.WarpWork(st, p.accesses.for_warp(s.listing, st, w, f_rd, f_wr, r["shfl_latency"]))
+             for w, st in enumerate(streams)]
+    ops = sassops.decode(s.listing.instructions, r)
+    clk = r["sm_clock_mhz"] * 1e6
+    per_sm = 1.0 / active_sms / clk  # a chip-wide rate per second -> this SM's share per cycle
+
+    def memory(u: float) -> smsim.Memory:
+        """The memory system with DRAM's latency at utilization u: the mean grows by the measured queueing
+        (dram_queue_clk x u / (1 - u)), and so does the spread (a queue's wait varies about as much as
+        its mean)."""
+        wait = r["dram_queue_clk"] * u / (1 - u)
+        return smsim.Memory(r["l1_wavefront_clk"], 1.0 / (r["l2_load_line_gps"] * 1e9 * per_sm),
+                            1.0 / (r["l2_load_gbs"] * 1e9 * per_sm), 1.0 / (r["l2_store_line_gps"] * 1e9 * per_sm),
+                            1.0 / (r["l2_store_gbs"] * 1e9 * per_sm), 1.0 / (dram_rate * per_sm),
+                            1.0 / (r["dram_random_gps"] * 1e9 * per_sm), r["latency_l1_clk"],
+                            r["latency_l2_clk"], r["latency_dram_clk"] + wait,
+                            r["dram_sigma_clk"])
+
+    threads = len(streams) * 32
+    launch_clk = r["block_launch_clk"] + (r["block_launch_clk_1024"] - r["block_launch_clk"]) * max(0, threads - 256) / 768
+
+    # whole waves of resident blocks, then the last, partial wave: the waves between are extrapolated at
+    # the pace of the last whole one (as many waves as SIM_INSTRUCTIONS allows, at least two)
+    per_block = max(sum(len(st) for st in streams), 1)
+    waves = max(2, min(-(-SIM_BLOCKS // resident), SIM_INSTRUCTIONS // (resident * per_block)))
+    full = resident * waves
+    n = busiest if busiest <= full + busiest % resident else full + busiest % resident
+
+    def run(u: float) -> smsim.Result:
+        return smsim.simulate(ops, warps, resident, n, memory(u), r["barrier_latency"], launch_clk)
+
+    # DRAM's latency grows with its load (requests queue at the channels, measured: dram_queue_clk): the
+    # utilization u at which a run at latency(u) keeps DRAM busy u of the time (the secant between a run
+    # at no queueing and one at the first run's utilization), unless given
+    if dram_u is None:
+        res = run(0.0)
+        u0 = min(res.dram / res.cycles, 0.95) if res.cycles else 0.0
+        dram_u = 0.0
+        if u0 > 0.1:
+            r1 = run(u0)
+            u1 = r1.dram / r1.cycles if r1.cycles else 0.0
+            dram_u = min(0.95, u0 * u0 / max(2 * u0 - u1, 1e-9))
+            res = run(dram_u)
+    else:
+        res = run(dram_u)
+    if res.deadlock:
+        raise ValueError("the SM simulation stopped with warps waiting at a barrier that not every warp reaches "
+                         "(the SASS walk lost the path); this kernel's time cannot be predicted")
+    cycles = res.cycles
+    if busiest > n:
+        done = sorted(res.block_done)
+        pace = (done[full - 1] - done[full - 1 - resident]) / resident
+        cycles += (busiest - n) * pace
+    k = busiest / max(n, 1)
+    per_pipe: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    for pipe, b in res.pipe_busy.items():
+        name = _RESOURCE.get(sassops.PIPES[pipe])
+        if name:
+            per_pipe[name] = per_pipe.get(name, 0.0) + b * k
+    for st in streams:
+        for i in st:
+            pipe = sassops.PIPES[ops[i].pipe]
+            counts[pipe] = counts.get(pipe, 0.0) + 1
+    nb = s.blocks_total
+    t = p.totals
+    return {"cycles": cycles, "issued": res.issued * k, "pipes": per_pipe, "l1": res.data_stage * k,
+            "l2": res.l2 * k, "dram": res.dram * k, "idle": {w: v * k for w, v in res.idle.items()},
+            "warp_instructions_per_block": sum(len(st) for st in streams), "pipe_instructions_per_block": counts,
+            "totals_per_block": {key: t[key] / nb for key in ("ld_requests", "ld_sectors", "ld_lines", "st_requests",
+                                                               "st_sectors", "st_lines")},
+            "simulated_blocks": n, "block": p.block, "dram_u": dram_u}
+
+
+def _memory_at_size(sim: Simulation, preps: list[Prepared], wave: int, capacity: float) -> tuple[float, float, float, float]:
+    """At the asked size: DRAM bytes read and written, the bytes loads miss in L1, the bytes stores write.
+    With two samples, each array's bytes, footprint and loads grow as a power of the size, per-block
+    traffic linearly."""
+    def per(p: Prepared) -> tuple[list, float, float, float, float]:
+        t = p.totals
+        return t["arrays"], t["unplaced_ld"], t["unplaced_st"], p.accesses.load_miss_bytes, p.accesses.store_bytes
+
+    grid = sim.grid
+    if len(preps) == 1:
+        arrays, ul, us_, miss, stored = per(preps[0])
+        rd, wr = dram_bytes(arrays, ul, us_, grid, wave, capacity)
+        return rd, wr, miss * sim.blocks, stored * sim.blocks
+    (s1, s2), (a, b) = [p.sample.size for p in preps], [per(p) for p in preps]
+    size = sim.size
+    if len(a[0]) == len(b[0]):
+        arrays = [[_grow(x[k], y[k], s1, s2, size) for k in range(4)] + y[4:] for x, y in zip(a[0], b[0])]
+    else:
+        arrays = b[0]
+    rd, wr = dram_bytes(arrays, _grow(a[1], b[1], s1, s2, size), _grow(a[2], b[2], s1, s2, size), grid, wave,
+                        capacity)
+    t = (size - s1) / (s2 - s1)
+    miss = max(0.0, a[3] + (b[3] - a[3]) * t) * sim.blocks
+    stored = max(0.0, a[4] + (b[4] - a[4]) * t) * sim.blocks
+    return rd, wr, miss, stored
+
+
+def _extrapolate(sim: Simulation, runs: list[dict]) -> tuple[dict, str]:
+    """One run as is; two, every extensive figure linear in the size."""
+    if len(runs) == 1:
+        return runs[0], sim.samples[0].provenance
+    (s1, s2), (a, b) = [s.size for s in sim.samples], runs
+    t = (sim.size - s1) / (s2 - s1)
+
+    def lin(x, y):
+        if isinstance(x, dict):
+            return {k: lin(x.get(k, 0.0), y.get(k, 0.0)) for k in set(x) | set(y)}
+        if isinstance(x, (int, float)) and not isinstance(x, bool):
+            return max(0.0, x + (y - x) * t)
+        return y
+
+    out = {k: lin(a[k], b[k]) for k in a}
     how = (f"sampled and scaled: simulated at sizes {s1} ({sim.samples[0].provenance}) and {s2} "
-           f"({sim.samples[1].provenance}); counts per block extrapolated linearly in the size to {sim.size} "
-           f"x {sim.blocks} blocks")
+           f"({sim.samples[1].provenance}); one SM's cycles and counts extrapolated linearly in the size to "
+           f"{sim.size}")
     return out, how
 
 
-# ---- the model -----------------------------------------------------------------------------
+# ---- the model -----------------------------------------------------------------------------------
 
 def analyze(sim: Simulation) -> dict:
     """The predicted time, each resource's time, share and utilization, the limiter, as plain data."""
     r = rates(sim.gpu)
-    body = sim.body
-    pipes = [pipe_of(ins) for ins in body]
-    heads = round_heads(body)
-    per_block = [sample_counts(s, body, heads, pipes) for s in sim.samples]
-    tot, how = extrapolate(sim, per_block)
-    clk = r["sm_clock_mhz"] * 1e6  # Hz
+    clk = r["sm_clock_mhz"] * 1e6
     sms = sim.gpu.sms
-    occ = sim.occupancy
-    resident = max(int(occ["blocks_per_sm"]), 1)
+    resident = max(int(sim.occupancy["blocks_per_sm"]), 1)
+    busiest = math.ceil(sim.blocks / sms)
+    active = min(sim.blocks, sms)
     warps_pb = -(-sim.threads_per_block // 32)
-    busiest = math.ceil(sim.blocks / sms)  # blocks the busiest SM runs
-    active_sms = min(sim.blocks, sms)
-    per_sm = busiest / sim.blocks  # share of the launch's counts on the busiest SM
-    waves_sm = math.ceil(busiest / resident)
-    warps_resident = min(resident, busiest) * warps_pb
-    schedulers = min(r["issue_per_clk_sm"], warps_resident)
-    # DRAM bytes: compulsory
-    if sim.compulsory_bytes is not None:
-        moved = tot["distinct_ld_bytes"] + tot["distinct_st_bytes"]
-        wfrac = tot["distinct_st_bytes"] / moved if moved else 0.0
-        dram_w = sim.compulsory_bytes * wfrac
-        dram_r = sim.compulsory_bytes - dram_w
-        dram_src = "the catalog's compulsory bytes (min_bytes), split read/write as the trace's distinct sectors"
-    else:
-        dram_r, dram_w = tot["distinct_ld_bytes"], tot["distinct_st_bytes"]
-        dram_src = "distinct 32-B sectors the simulated blocks touch, scaled to the grid"
-    pair = min(dram_r, dram_w)
-    t_dram = ((dram_r - pair) / (r["dram_read_gbs"] * 1e9) + (dram_w - pair) / (r["dram_write_gbs"] * 1e9)
-              + 2 * pair / (r["dram_copy_gbs"] * 1e9))
-    l2_lines = tot["l2_ld_lines"] + tot["st_lines"]
-    t_l2 = l2_lines * LINE / (r["l2_gbs"] * 1e9)
-    l1_wavefronts = tot["ld_lines"] + tot["st_lines"] + tot["shared_wavefronts"]
-    cyc = {  # per busiest SM, clk
-        "issue": tot["warp_instructions"] * per_sm / schedulers,
-        "fp32 pipe": tot["fp32"] * per_sm / (r["fp32_per_clk_sm"] / 32),
-        "fp64 pipe": tot["fp64"] * per_sm / (r["fp64_per_clk_sm"] / 32),
-        "integer pipe": tot["int"] * per_sm / (r["int_per_clk_sm"] / 32),
-        "MUFU pipe": tot["mufu"] * per_sm / (r["mufu_per_clk_sm"] / 32),
-        "tensor pipe": (tot["tf32_flop"] / r["tf32_mma_flop_per_clk_sm"]
-                        + tot["fp64_mma_flop"] / r["fp64_mma_flop_per_clk_sm"]) * per_sm,
-        "L1/shared wavefronts": l1_wavefronts * per_sm * r["l1_wavefront_clk"],
-    }
-    # latency: per warp, rounds of independent global loads x their expected latency + issue
-    ldreq = tot["ld_requests"]
-    f_dram = min(1.0, dram_r / LINE / ldreq) if ldreq else 0.0
-    f_l2 = min(1.0 - f_dram, max(0.0, tot["l2_ld_lines"] / ldreq - f_dram)) if ldreq else 0.0
-    lat = f_dram * r["latency_dram_clk"] + f_l2 * r["latency_l2_clk"] + (1 - f_dram - f_l2) * r["latency_l1_clk"]
-    warps = sim.blocks * warps_pb
-    rounds_w = tot["rounds"] / warps
-    instr_w = tot["warp_instructions"] / warps
-    cyc["latency"] = waves_sm * (rounds_w * lat + instr_w)
-    us = {k: v / clk * 1e6 for k, v in cyc.items()}
-    us["L2"] = t_l2 * 1e6
-    us["DRAM"] = t_dram * 1e6
-    body_us = max(us.values())
+    preps = [prepare(sim, s, r) for s in sim.samples]
+    rd, wr, miss, stored = _memory_at_size(sim, preps, resident * active, r["l2_random_capacity_mb"] * 2 ** 20)
+    f_rd = min(1.0, rd / miss) if miss > 0 else 0.0
+    f_wr = min(1.0, wr / stored) if stored > 0 else 0.0
+    rate = dram_byte_rate(r, rd, wr)
+    last = sm_cycles(preps[-1], r, active, busiest, resident, f_rd, f_wr, rate)  # the size nearest the asked one
+    runs = [sm_cycles(p, r, active, busiest, resident, f_rd, f_wr, rate, last["dram_u"]) for p in preps[:-1]] + [last]
+    run, how = _extrapolate(sim, runs)
+    run["dram_read"], run["dram_write"] = rd, wr
+    cycles = run["cycles"]
+    body_us = cycles / clk * 1e6
+    launch_us = r["launch_us"] + r["launch_per_arg_us"] * len(sim.samples[0].program.fn.params)
+    total_us = body_us + launch_us
+    util = {"issue": run["issued"] / (4 * cycles) if cycles else 0.0,
+            "L1/shared wavefronts": run["l1"] / cycles if cycles else 0.0,
+            "L2": run["l2"] / cycles if cycles else 0.0, "DRAM": run["dram"] / cycles if cycles else 0.0}
+    for name, b in run["pipes"].items():
+        util[name] = b / (4 * cycles) if cycles else 0.0
+    idle = run["idle"]
+    waited = sum(v for k, v in idle.items() if k not in ("issue", "pipe busy"))
+    util["latency"] = waited / (4 * cycles) if cycles else 0.0
+    us = {k: min(v, 1.0) * body_us for k, v in util.items()}
     limiter = max(us, key=us.get)
-    total_us = body_us + r["launch_us"]
+    top = us[limiter]
+    resources = [{"resource": k, "time_us": v, "share_pct": 100 * v / top if top else 0.0,
+                  "utilization_pct": 100 * v / total_us} for k, v in sorted(us.items(), key=lambda kv: -kv[1])]
+    blocks = sim.blocks
+    per_block = run["pipe_instructions_per_block"]
+    tot = {k: v * blocks for k, v in run["totals_per_block"].items()}
+    counts = {"warp_instructions": run["warp_instructions_per_block"] * blocks,
+              **{f"{p}_warp_instructions": per_block.get(p, 0.0) * blocks for p in sassops.PIPES},
+              "global_load_requests": tot["ld_requests"], "global_load_sectors": tot["ld_sectors"],
+              "global_load_lines": tot["ld_lines"], "global_store_requests": tot["st_requests"],
+              "global_store_sectors": tot["st_sectors"], "global_store_lines": tot["st_lines"],
+              "dram_read_bytes": run["dram_read"], "dram_write_bytes": run["dram_write"]}
     flops = sim.flops
     if flops is None:
-        flops = 32.0 * (tot["fp32"] + tot["fp64"]) + tot["tf32_flop"] + tot["fp64_mma_flop"]
-    resources = [{"resource": k, "time_us": v, "share_pct": 100 * v / body_us if body_us else 0.0,
-                  "utilization_pct": 100 * v / total_us} for k, v in sorted(us.items(), key=lambda kv: -kv[1])]
-    counts = {"warp_instructions": tot["warp_instructions"], **{f"{p}_warp_instructions": tot[p] for p in PIPES},
-              "tensor_flop": tot["tf32_flop"] + tot["fp64_mma_flop"], "global_load_requests": ldreq,
-              "global_load_sectors": tot["ld_sectors"], "global_load_lines": tot["ld_lines"],
-              "global_store_requests": tot["st_requests"], "global_store_sectors": tot["st_sectors"],
-              "global_store_lines": tot["st_lines"], "shared_wavefronts": tot["shared_wavefronts"],
-              "l2_line_requests": l2_lines, "dram_read_bytes": dram_r, "dram_write_bytes": dram_w,
-              "load_rounds_per_warp": rounds_w, "instructions_per_warp": instr_w}
-    return {"target": sim.target, "gpu": sim.gpu.key, "provenance": how, "size": sim.size, "blocks": sim.blocks,
-            DURATION.name: total_us * 1e3, "time_us": total_us, "body_us": body_us, "launch_us": r["launch_us"],
+        flops = 64.0 * (counts["fma_warp_instructions"] + counts["fp64_warp_instructions"])
+    dram = run["dram_read"] + run["dram_write"]
+    waits = {k: v / (4 * cycles) * 100 for k, v in sorted(idle.items(), key=lambda kv: -kv[1])} if cycles else {}
+    return {"target": sim.target, "gpu": sim.gpu.key, "provenance": how, "size": sim.size, "blocks": blocks,
+            DURATION.name: total_us * 1e3, "time_us": total_us, "body_us": body_us, "launch_us": launch_us,
             "limiter": limiter, "resources": resources, "counts": counts,
-            "latency": {"expected_load_latency_clk": lat, "dram_fraction": f_dram, "l2_fraction": f_l2,
-                        "waves_on_busiest_sm": waves_sm, "resident_warps_per_sm": warps_resident},
-            "waves": {"blocks_per_sm": resident, "busiest_sm_blocks": busiest, "active_sms": active_sms,
-                      "occupancy_pct": occ.get("occupancy_pct")},
-            "achieved": {"flop_per_s": flops / (total_us * 1e-6), "dram_bytes_per_s": (dram_r + dram_w) / (total_us * 1e-6),
-                         "flops_source": "catalog" if sim.flops is not None else "estimated: 32 lanes x FP instructions"},
-            "dram_source": dram_src, "advice": advice(limiter, us, body_us, warps_resident, rounds_w, instr_w),
-            "notes": list(sim.notes)}
+            "stalls_pct": waits,
+            "waves": {"blocks_per_sm": resident, "busiest_sm_blocks": busiest, "active_sms": active,
+                      "occupancy_pct": sim.occupancy.get("occupancy_pct"), "warps_per_block": warps_pb,
+                      "simulated_blocks": run["simulated_blocks"]},
+            "achieved": {"flop_per_s": flops / (total_us * 1e-6), "dram_bytes_per_s": dram / (total_us * 1e-6),
+                         "flops_source": "catalog" if sim.flops is not None else "estimated: 64 x FMA instructions"},
+            "dram_source": DRAM_SOURCE, "advice": advice(limiter, us, body_us, waits, resident * warps_pb),
+            "notes": list(sim.notes) + _unknown_note(preps[-1].sample.listing)}
 
 
-def advice(limiter: str, us: dict, body: float, warps: int, rounds: float, instr: float) -> list[str]:
+def _unknown_note(listing) -> list[str]:
+    """Say which opcodes were timed by the ALU default because the opcode table lacks them."""
+    odd = sassops.unknown(listing.instructions)
+    if not odd:
+        return []
+    ops = ", ".join(f"{op} x{n}" for op, n in sorted(odd.items(), key=lambda kv: -kv[1]))
+    return [f"SASS opcodes analysis/models/sass_ops.json does not name, timed as integer-ALU instructions: {ops}"]
+
+
+def advice(limiter: str, us: dict, body: float, waits: dict, warps: int) -> list[str]:
     """One or two plain-words lines on what would move the time."""
     second = sorted(((v, k) for k, v in us.items() if k != limiter), reverse=True)
     nxt = f"; next: {second[0][1]} at {100 * second[0][0] / body:.0f}%" if second and body else ""
+    top_wait = next(iter(waits), "")
     says = {
         "DRAM": "DRAM-bound: only fewer bytes help (fuse, compress, reuse through shared memory)",
         "L2": "L2-bound: too many 128-B line requests; coalesce so a warp's lanes share lines",
@@ -302,11 +419,12 @@ def advice(limiter: str, us: dict, body: float, warps: int, rounds: float, instr
                  "(vector loads, register tiling, less index math)",
         "fp32 pipe": "FP32-pipe-bound: at the FMA peak; only tensor cores (TF32 MMA) or less arithmetic help",
         "fp64 pipe": "FP64-pipe-bound: at the DFMA peak; FP64 tensor cores (DMMA) would help",
-        "integer pipe": "integer-pipe-bound: index arithmetic dominates; hoist it out of loops",
+        "integer/logic pipe": "integer-pipe-bound: index arithmetic dominates; hoist it out of loops",
+        "IMAD pipe": "IMAD-bound: integer multiplies (addresses) dominate; hoist them out of loops",
         "MUFU pipe": "MUFU-bound: special functions (exp, rsqrt, division) dominate",
         "tensor pipe": "tensor-pipe-bound: at the MMA peak for this shape and type",
-        "latency": (f"latency-bound: {warps} warps per SM, {rounds:.3g} rounds of dependent global loads per warp "
-                    f"cannot cover the load latency; more loads in flight per thread or more warps"),
+        "latency": (f"latency-bound: {warps} warps per SM spend most cycles waiting ({top_wait or 'dependencies'}"
+                    f"); more independent work in flight per warp (unroll, vector loads) or more warps per SM"),
     }
     return [says.get(limiter, limiter) + nxt]
 
@@ -321,23 +439,20 @@ def render(d: dict, view: View) -> str:
     for row in d["resources"]:
         out.append(f"  {row['resource']:24s} {row['time_us']:12,.2f} {row['share_pct']:16.1f}% "
                    f"{row['utilization_pct']:11.1f}%")
-    a, c, lt, w = d["achieved"], d["counts"], d["latency"], d["waves"]
+    a, c, w = d["achieved"], d["counts"], d["waves"]
+    waits = ", ".join(f"{k} {v:.0f}%" for k, v in d["stalls_pct"].items() if v >= 1) or "none"
     out += ["", f"  achieved: {a['flop_per_s'] / 1e12:,.3f} TFLOP/s ({a['flops_source']}), "
                 f"{a['dram_bytes_per_s'] / 1e9:,.1f} GB/s DRAM",
-            f"  counts: {c['warp_instructions']:,.0f} warp instructions (FP32 {c['fp32_warp_instructions']:,.0f}, "
-            f"FP64 {c['fp64_warp_instructions']:,.0f}, int {c['int_warp_instructions']:,.0f}, "
-            f"LSU {c['lsu_warp_instructions']:,.0f}), {c['tensor_flop']:,.0f} tensor FLOP",
-            f"          global: {c['global_load_requests']:,.0f} load requests / {c['global_load_sectors']:,.0f} sectors "
-            f"/ {c['global_load_lines']:,.0f} lines; {c['global_store_requests']:,.0f} store requests / "
-            f"{c['global_store_lines']:,.0f} lines; {c['shared_wavefronts']:,.0f} shared wavefronts",
-            f"          L2: {c['l2_line_requests']:,.0f} line requests; DRAM: {c['dram_read_bytes'] / 1e6:,.1f} MB read + "
+            f"  counts: {c['warp_instructions']:,.0f} SASS warp instructions (FP32 {c['fma_warp_instructions']:,.0f}, "
+            f"FP64 {c['fp64_warp_instructions']:,.0f}, integer {c['alu_warp_instructions'] + c['imad_warp_instructions']:,.0f}, "
+            f"shared {c['shared_warp_instructions']:,.0f}, global {c['global_warp_instructions']:,.0f})",
+            f"          global: {c['global_load_requests']:,.0f} load requests / {c['global_load_sectors']:,.0f} sectors; "
+            f"{c['global_store_requests']:,.0f} store requests; DRAM {c['dram_read_bytes'] / 1e6:,.1f} MB read + "
             f"{c['dram_write_bytes'] / 1e6:,.1f} MB written ({d['dram_source']})",
-            f"  waves: {w['blocks_per_sm']} blocks/SM resident, the busiest SM runs {w['busiest_sm_blocks']} blocks "
-            f"({lt['waves_on_busiest_sm']} waves), {w['active_sms']} SMs busy",
-            f"  latency: {lt['resident_warps_per_sm']} warps/SM, {c['load_rounds_per_warp']:,.1f} load rounds and "
-            f"{c['instructions_per_warp']:,.0f} instructions per warp, expected load latency "
-            f"{lt['expected_load_latency_clk']:.0f} clk ({100 * lt['dram_fraction']:.0f}% DRAM, "
-            f"{100 * lt['l2_fraction']:.0f}% L2)", ""]
+            f"  waves: {w['blocks_per_sm']} blocks/SM resident ({w['warps_per_block']} warps each), the busiest SM runs "
+            f"{w['busiest_sm_blocks']} blocks, {w['active_sms']} SMs busy; one SM simulated over {w['simulated_blocks']} "
+            f"blocks",
+            f"  schedulers idle, by what they waited for (% of scheduler cycles): {waits}", ""]
     out += [f"  what would move it: {line}" for line in d["advice"]]
     out += [f"  note: {n}" for n in d["notes"]]
     return "\n".join(out)
