@@ -511,13 +511,14 @@ extern "C" __global__ void spin_ns(unsigned long long ns) {
   const long long dl_t1 = clock64();                                      \
   if (threadIdx.x == 0) out[blockIdx.x] = dl_t1 - dl_t0;
 
-#define DEPLAT(NAME, T, STEP)                                                                       \
+#define DEPLAT_INIT(NAME, T, INIT, STEP)                                                            \
   extern "C" __global__ void __launch_bounds__(32) NAME(int iters, T a, T b, float* sink,           \
                                                         long long* out) {                           \
-    T x = a + (T)threadIdx.x;                                                                       \
+    T x = INIT;                                                                                     \
     DEPLAT_TIMED(256, STEP)                                                                         \
     sink[threadIdx.x] = (float)x;                                                                   \
   }
+#define DEPLAT(NAME, T, STEP) DEPLAT_INIT(NAME, T, a + (T)threadIdx.x, STEP)
 
 DEPLAT(deplat_ffma, float, x = fmaf(x, a, b))
 DEPLAT(deplat_fadd, float, x = x + a)
@@ -716,3 +717,247 @@ extern "C" __global__ void __launch_bounds__(1024, 2) atoms_random(int iters, un
 
 BARRIER_LOOP(barrier_ffma, __syncthreads())
 BARRIER_LOOP(barrier_ffma_nobar, (void)0)
+
+// ---------------------------------------------------------------------------------------------
+// More dependent-issue latencies (group "deplat2"), in deplat's harness (one warp alone, 256
+// dependent steps per loop iteration, n and 2n iterations). Each chain is one instruction class
+// whose result is the next step's operand (the address of the next load, the predicate of the
+// next special-register read):
+//   * S2R has no register operand, and ptxas hoists and batches S2Rs that nothing orders (even of
+//     %smid, which it does not merge), so a pure S2R chain cannot be written: each step is
+//     `@P S2R x, SR_VIRTUALSMID` guarded by `ISETP P = x != -1` on the previous x (%smid is never
+//     -1), i.e. S2R + ISETP. deplat_isetp is the same with the S2R replaced by an IMAD.IADD
+//     (`@P x = x + a`), to take the ISETP's share out.
+//   * LDC: x = deplat_ctab[x] in the constant bank with a register byte offset (LDC R, c[0x3][R]);
+//     the table holds zeros (never written), so every step reads c[0x3][0], a constant-cache hit.
+//     The start offset depends on threadIdx, so ptxas keeps it in a vector register; started
+//     from a kernel argument alone, the same chain becomes ULDC UR, c[0x3][UR] (deplat_uldc).
+//   * The uniform datapath: a chain on a kernel argument that no thread-dependent value touches
+//     stays in uniform registers: UIADD3 (x + a + b) and UIMAD (x * a + b).
+//   * IMAD.WIDE.U32: x = hi(x) * a + x, 64 bits (mul.wide + add.u64, which ptxas fuses; written as
+//     mad.wide.u32 it splits the 64-bit add off into IADD3 + IADD3.X).
+//   * Loads as pointer chases through 8-byte pointers, all lanes on one address: generic `ld`
+//     (LD.E.64: the address comes from memory, so ptxas cannot tell the state space) through
+//     shared memory and through global memory that hits L1, each beside the explicit form in the
+//     same harness (LDS of the pointer's low word, the shared-window address; LDG.E.64). The block
+//     builds the shared chain (1024 pointers, each to the one 33 further on); the global chain is
+//     the host's random cycle over the 128-byte lines of 32 KiB (latency_l1's), so 256 steps walk
+//     it once and every pass after the first hits L1.
+//   * LDSM: ldmatrix .x1 whose address is the word it loaded: row r of the 8x8 b16 matrix holds
+//     the addresses of rows 4r .. 4r+3 (mod 8), so lane t receives row t % 8's address, which is
+//     the address it supplied; the 8 rows are distinct 16-byte pieces of one 128-byte line
+//     (conflict-free).
+
+// (The predicate is named with %: cudasim's PTX parser reads guards as @%name.)
+#define DEPLAT_GUARDED(OP) "{ .reg .pred %%dl_p; setp.ne.u32 %%dl_p, %0, 0xffffffff; @%%dl_p " OP "; }"
+DEPLAT(deplat_s2r, unsigned, asm volatile(DEPLAT_GUARDED("mov.u32 %0, %%smid") : "+r"(x)))
+DEPLAT(deplat_isetp, unsigned, asm volatile(DEPLAT_GUARDED("add.u32 %0, %0, %1") : "+r"(x) : "r"(a)))
+
+__constant__ unsigned deplat_ctab[64];  // zeros: the byte offset of the next entry
+
+DEPLAT_INIT(deplat_ldc, unsigned, a + (threadIdx.x >> 5) * b,
+            x = *(const unsigned*)((const char*)deplat_ctab + x))
+DEPLAT_INIT(deplat_uldc, unsigned, a, x = *(const unsigned*)((const char*)deplat_ctab + x))
+DEPLAT_INIT(deplat_uiadd3, unsigned, a,
+            asm volatile("add.u32 %0, %0, %1;\n\tadd.u32 %0, %0, %2;" : "+r"(x) : "r"(a), "r"(b)))
+DEPLAT_INIT(deplat_uimad, unsigned, a, asm volatile("mad.lo.u32 %0, %0, %1, %2;" : "+r"(x) : "r"(a), "r"(b)))
+DEPLAT(deplat_imad_wide, unsigned long long,
+       asm volatile("{ .reg .u64 t; .reg .u32 l, h; mov.b64 {l, h}, %0; mul.wide.u32 t, h, %1; add.u64 %0, t, %0; }"
+                    : "+l"(x) : "r"((unsigned)a)))
+// Global chases: a = the chain's start address.
+DEPLAT_INIT(deplat_ld_l1, unsigned long long, a, asm volatile("ld.u64 %0, [%0];" : "+l"(x) : : "memory"))
+DEPLAT_INIT(deplat_ldg_l1, unsigned long long, a, asm volatile("ld.global.u64 %0, [%0];" : "+l"(x) : : "memory"))
+
+template <bool GENERIC>
+__device__ __forceinline__ void deplat_smem_chase(int iters, float* sink, long long* out) {
+  __shared__ unsigned long long s[1024];
+  for (int i = threadIdx.x; i < 1024; i += blockDim.x) {
+    unsigned long long* next = s + ((i * 33 + 7) & 1023);
+    s[i] = GENERIC ? (unsigned long long)next : (unsigned long long)__cvta_generic_to_shared(next);
+  }
+  __syncthreads();
+  if (GENERIC) {
+    unsigned long long x = s[0];
+    DEPLAT_TIMED(256, asm volatile("ld.u64 %0, [%0];" : "+l"(x) : : "memory"))
+    sink[threadIdx.x] = (float)x;
+  } else {  // a shared-window address fits the low word
+    unsigned x = (unsigned)s[0];
+    DEPLAT_TIMED(256, asm volatile("ld.shared.u32 %0, [%0];" : "+r"(x) : : "memory"))
+    sink[threadIdx.x] = (float)x;
+  }
+}
+
+extern "C" __global__ void __launch_bounds__(32) deplat_ld_smem(int iters, unsigned long long a, unsigned long long b,
+                                                               float* sink, long long* out) {
+  deplat_smem_chase<true>(iters, sink, out);
+}
+
+extern "C" __global__ void __launch_bounds__(32) deplat_lds(int iters, unsigned long long a, unsigned long long b,
+                                                           float* sink, long long* out) {
+  deplat_smem_chase<false>(iters, sink, out);
+}
+
+extern "C" __global__ void __launch_bounds__(32) deplat_ldsm(int iters, unsigned a, unsigned b, float* sink,
+                                                            long long* out) {
+  __shared__ __align__(16) unsigned rows[32];  // 8 rows of 16 bytes (ldmatrix wants 16-byte aligned rows)
+  const unsigned base = (unsigned)__cvta_generic_to_shared(rows);
+  rows[threadIdx.x & 31] = base + 16u * (threadIdx.x & 7);
+  __syncwarp();
+  unsigned x = base + 16u * (threadIdx.x & 7);
+  DEPLAT_TIMED(256, asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%0];" : "+r"(x) : : "memory"))
+  sink[threadIdx.x] = (float)x;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Block start cost (group "blocks"): kernels that do nothing (flag is 0 at run time: a parameter
+// load, a compare and EXIT), launched with many blocks, so the time is how fast the SMs are given
+// and retire blocks. blocks_smem8k is the same with 8 KiB of static shared memory per block,
+// kept by the never-taken branch that uses it.
+
+extern "C" __global__ void blocks_empty(int flag, float* sink) {
+  if (flag) sink[threadIdx.x] = 1.f;
+}
+
+extern "C" __global__ void blocks_smem8k(int flag, float* sink) {
+  __shared__ float s[2048];
+  if (flag) {
+    s[threadIdx.x] = 1.f;
+    __syncthreads();
+    sink[threadIdx.x] = s[2047 - threadIdx.x];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// What the bench protocol adds to a kernel's own time (group "event_overhead"). eo_args<N> (N
+// parameters, unused) spins one thread on %globaltimer for eo_ns nanoseconds and writes its own
+// [clock64 at start, at end, %globaltimer at start, at end] (STAMP's layout) to eo_stamp; both are __device__
+// variables, so the kernel with no parameters needs none. write_once stores one float4 per thread
+// (a 64 MiB buffer takes 4M threads) and stamps its blocks (STAMP_BEGIN/END: the host takes the
+// first start and the last end over blocks).
+
+__device__ unsigned long long eo_ns;
+__device__ long long eo_stamp[4];
+
+__device__ __forceinline__ void eo_spin() {
+  const long long c0 = clock64();
+  const unsigned long long g0 = global_ns();
+  unsigned long long g1;
+  do {
+    g1 = global_ns();
+  } while (g1 - g0 < eo_ns);
+  const long long c1 = clock64();
+  eo_stamp[0] = c0; eo_stamp[1] = c1; eo_stamp[2] = (long long)g0; eo_stamp[3] = (long long)g1;
+}
+
+extern "C" __global__ void eo_args0() { eo_spin(); }
+extern "C" __global__ void eo_args3(const float* p0, int i0, float* p1) { eo_spin(); }
+extern "C" __global__ void eo_args6(const float* p0, int i0, float* p1, int i1, const float* p2, int i2) { eo_spin(); }
+extern "C" __global__ void eo_args9(const float* p0, int i0, float* p1, int i1, const float* p2, int i2, float* p3,
+                                    int i3, const float* p4) {
+  eo_spin();
+}
+
+extern "C" __global__ void __launch_bounds__(256) write_once(float4* out, float v, long long* st) {
+  STAMP_BEGIN
+  out[blockIdx.x * blockDim.x + threadIdx.x] = make_float4(v, v, v, v);
+  STAMP_END(st)
+}
+
+// ---------------------------------------------------------------------------------------------
+// L2 and L1 rates (group "l2_rates").
+// l2_store_*: every thread stores 8 times per loop iteration into a 4 MiB buffer (L2-resident,
+// rewritten over and over), its index grid-strided and wrapped by `mask` (elements - 1):
+// _full a float per lane at consecutive words (a warp's store is one 128-byte line), _vec a
+// float4 per lane (4 lines), _sector a float at word 32 x index (lane l one 4-byte piece of its
+// own line: 32 lines of one sector each per warp store).
+// l1_hit_*: 16 independent 4-byte loads (ld.global, cached in L1) per thread per loop iteration
+// from a 16 KiB buffer of zeros, folded by XOR after all are issued: load j reads 1 KiB x j +
+// 4 lane (_line: a warp reads one 128-byte line) or 1 KiB x j (_broadcast: all lanes one word)
+// from base + (iteration & zero), zero = 0 at run time, so the loads cannot be hoisted out of the
+// loop (a chain through the loaded words would cost a 64-bit add per load). Two 1024-thread
+// blocks per SM.
+// l2_random: each thread issues U = 8 independent 4-byte ld.global.cg loads at random words of
+// the first n of the buffer (index = the top bits of a per-thread LCG times n, __umulhi), then
+// sums them; the loop is not unrolled, so 8 loads per thread are in flight after the issue.
+
+template <typename T, int SCALE>
+__device__ __forceinline__ void l2_store(int iters, T* buf, unsigned mask, T w, long long* st) {
+  STAMP_BEGIN
+  const unsigned stride = gridDim.x * blockDim.x;
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll 1
+  for (int it = 0; it < iters; it++) {
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+      buf[(i * SCALE) & mask] = w;
+      i += stride;
+    }
+  }
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_full(int iters, float* buf, unsigned mask, float v,
+                                                                  float* sink, long long* st) {
+  l2_store<float, 1>(iters, buf, mask, v, st);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_sector(int iters, float* buf, unsigned mask, float v,
+                                                                    float* sink, long long* st) {
+  l2_store<float, 32>(iters, buf, mask, v, st);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_vec(int iters, float4* buf, unsigned mask, float v,
+                                                                 float* sink, long long* st) {
+  l2_store<float4, 1>(iters, buf, mask, make_float4(v, v, v, v), st);
+}
+
+__device__ __forceinline__ unsigned ldg32(const char* p) {
+  unsigned v;
+  asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  return v;
+}
+
+template <int LANE_BYTES>
+__device__ __forceinline__ void l1_hit(int iters, const unsigned* buf, unsigned zero, float* sink, long long* st) {
+  STAMP_BEGIN
+  const char* base = (const char*)buf + LANE_BYTES * (threadIdx.x & 31);
+  unsigned acc = 0;
+#pragma unroll 1
+  for (int it = 0; it < iters; it++) {
+    const char* p = base + (it & zero);  // zero = 0: the same 16 lines every iteration, yet ptxas cannot hoist them
+#pragma unroll
+    for (int j = 0; j < 16; j += 2) acc ^= ldg32(p + 1024 * j) ^ ldg32(p + 1024 * (j + 1));
+  }
+  if (acc == 0xdeadbeefu) sink[0] = 1.f;  // the buffer holds zeros
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 2) l1_hit_line(int iters, const unsigned* buf, unsigned zero,
+                                                                 float* sink, long long* st) {
+  l1_hit<4>(iters, buf, zero, sink, st);
+}
+
+extern "C" __global__ void __launch_bounds__(1024, 2) l1_hit_broadcast(int iters, const unsigned* buf, unsigned zero,
+                                                                      float* sink, long long* st) {
+  l1_hit<0>(iters, buf, zero, sink, st);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) l2_random(int iters, const float* buf, unsigned n, unsigned seed,
+                                                              float* sink, long long* st) {
+  STAMP_BEGIN
+  unsigned x = fmix32(seed + blockIdx.x * blockDim.x + threadIdx.x);
+  float acc = 0.f;
+#pragma unroll 1
+  for (int it = 0; it < iters; it++) {
+    float v[8];
+#pragma unroll
+    for (int u = 0; u < 8; u++) {
+      x = x * 1664525u + 1013904223u;
+      v[u] = __ldcg(buf + __umulhi(x, n));
+    }
+#pragma unroll
+    for (int u = 0; u < 8; u++) acc += v[u];
+  }
+  if (acc == -1.f) sink[0] = acc;  // the buffer holds 1.0f: never taken
+  STAMP_END(st)
+}

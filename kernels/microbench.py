@@ -29,6 +29,19 @@ all issued before the first of 4U FADD (plus per load a LOP3 mask, IMAD.WIDE.U32
 LEA; 19, 25, 29, 46 registers for U = 1, 2, 4, 8); atoms_fixed 16 ATOMS.POPC.INC.32 on one address;
 atoms_random 8 x (IMAD + SHF.R.U32.HI + LEA + ATOMS.POPC.INC.32) + 1 IMAD.MOV.U32; barrier_ffma
 BAR.SYNC.DEFER_BLOCKING + 8 FFMA, barrier_ffma_nobar the 8 FFMA.
+deplat2 (deplat's harness, 256 steps per loop iteration): deplat_s2r 256 x (ISETP.NE.U32.AND P0, R0, -0x1 + @P0 S2R
+R0, SR_VIRTUALSMID), deplat_isetp 256 x (ISETP.NE.U32.AND + @P0 IMAD.IADD R0, R0, 0x1, R5); deplat_ldc 256 LDC R,
+c[0x3][R]; deplat_uldc 256 ULDC UR5, c[0x3][UR5]; deplat_uiadd3 256 UIADD3 UR5, UR6, UR5, UR7 (257 UIADD3 with the
+counter's); deplat_uimad 256 UIMAD UR5, UR5, UR7, UR6; deplat_imad_wide 256 IMAD.WIDE.U32 R4, R5, UR6, R4;
+deplat_ld_smem and deplat_ld_l1 256 LD.E.64 R, [R.64]; deplat_lds 256 LDS R, [R]; deplat_ldg_l1 256 LDG.E.64;
+deplat_ldsm 256 LDSM.16.M88 R, [R]; each step reads the register (or predicate) the one before wrote.
+l2_store_full, _sector 8 STG.E, l2_store_vec 8 STG.E.128, each with a LOP3.LUT (the wrap) and an IMAD.WIDE.U32 (the
+address), plus 8 VIADD/IADD3 (_sector: 5 LEA + 3 IMAD) stepping the index, and in _vec 21 MOV/IMAD.MOV copying the
+float4 between in-flight stores; l1_hit_line, _broadcast 16 LDG.E from one address register (offsets 1 KiB apart in
+the immediate), all before 8 LOP3.LUT fold them, plus 4 (_broadcast: 5, uniform) forming the iteration's address;
+l2_random 8 x (IMAD, the LCG; IMAD.HI.U32, the index; IMAD.WIDE.U32; LDG.E.STRONG.GPU), all before 8 FADD, and a MOV.
+blocks_empty and blocks_smem8k run the same LDC, ULDC, ISETP, @!P0 EXIT (8192 bytes of static shared memory in the
+second); eo_args<N> spin on CS2R SR_GLOBALTIMERLO; write_once one STG.E.128 per thread between the block stamps.
 """
 from __future__ import annotations
 
@@ -45,7 +58,8 @@ import numpy as np
 SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
 GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
-          "deplat", "inflight", "smem_atomics", "barrier"]
+          "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates"]
+FFMA_ARGS = (np.float32(0.9999), np.float32(1e-4))  # b < 1, c > 0: fp32_ffma's x stays positive
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
 
@@ -67,6 +81,7 @@ class Bench:
         self.sink = self.cuda.mem_alloc(1 << 16)
         self.stamps = self.cuda.mem_alloc(4 * 8 * self.sms * 64)  # [c0, c1, g0, g1] per block
         self.cuda.memset_d32(self.sink, 0, (1 << 16) // 4)
+        self._mhz = None
 
     def f(self, name):
         return self.mod.get_function(name)
@@ -122,6 +137,31 @@ class Bench:
                 "clock_mhz_max": float(1e3 * ghz.max()), "block_cycles_median": float(np.median(cyc)),
                 "block_ns_median": float(np.median(ns)), "span_ms": float(st[:, 3].max() - st[:, 2].min()) / 1e6}
 
+    def sm_mhz(self) -> tuple[float, str]:
+        """The SM clock for kernels that carry no block stamps, and where it comes from: the 'clock' group's figure
+        if it ran, else a short full-chip FFMA kernel's block stamps (measured once)."""
+        if "sm_clock" in self.figures:
+            return self.figures["sm_clock"]["value"], "the sm_clock figure"
+        if self._mhz is None:
+            self._mhz = self.throughput("fp32_ffma", FFMA_ARGS, 256, self.sms * 8, 256, 256,
+                                        target_ms=self.target_ms / 3)["clock_mhz"]
+        return self._mhz, "block stamps of a full-chip FFMA kernel run for it"
+
+    def queued_us(self, launch, runs: int) -> list[float]:
+        """CUDA-event time (us) of launch() queued behind a 2 ms spin kernel, so that the events and the launch
+        reach the GPU together (no host latency inside the interval), `runs` times."""
+        spin = self.f("spin_ns")
+        ev0, ev1 = self.cuda.Event(), self.cuda.Event()
+        got = []
+        for _ in range(runs):
+            spin(np.uint64(2_000_000), block=(1, 1, 1), grid=(1, 1))
+            ev0.record()
+            launch()
+            ev1.record()
+            ev1.synchronize()
+            got.append(ev1.time_since(ev0) * 1e3)
+        return got
+
     def smi_during(self, run, launches: int = 40) -> dict:
         """nvidia-smi's SM clock, power and clock-event reasons read while `launches` launches of run()
         (each about target_ms long) are queued and running."""
@@ -161,7 +201,7 @@ def per_clk_sm(b: Bench, ops: float, r: dict) -> float:
 
 def m_clock(b: Bench) -> None:
     """The clock under a long full-chip FFMA kernel (the 'compute' group re-measures it per kernel)."""
-    r = b.throughput("fp32_ffma", (np.float32(0.9999), np.float32(1e-4)), 256, b.sms * 8, 256, 256)
+    r = b.throughput("fp32_ffma", FFMA_ARGS, 256, b.sms * 8, 256, 256)
     b.fig("sm_clock", r["clock_mhz"], "MHz",
           "clock64 cycles / %globaltimer ns of each block of a full-chip FFMA kernel "
           f"({r['ms']:.1f} ms, {b.sms * 8} blocks x 256 threads), median over blocks",
@@ -466,18 +506,11 @@ def m_launch(b: Bench) -> None:
           "CUDA-event time of one empty kernel (1 block x 1 thread), events recorded right before and after the "
           "launch from Python on an idle GPU, as kernels.bench times a kernel: includes the host's time to submit "
           "the launch after the first event, median of 200")
-    ev0, ev1 = cuda.Event(), cuda.Event()
-    queued = []
-    for _ in range(20 if not b.quick else 5):
-        spin.prepared_call(g, blk, np.uint64(2_000_000))  # 2 ms: the events and the launch queue behind it
-        ev0.record()
-        empty.prepared_call(g, blk)
-        ev1.record()
-        ev1.synchronize()
-        queued.append(ev1.time_since(ev0) * 1e3)
+    queued = b.queued_us(lambda: empty.prepared_call(g, blk), 20 if not b.quick else 5)
     b.fig("launch_empty_event_queued", float(np.median(queued)), "us",
           "CUDA-event time of one empty kernel queued behind a 2 ms spin kernel, so that the events and the launch "
           "reach the GPU together (no host latency inside the interval), median of 20")
+    ev0, ev1 = cuda.Event(), cuda.Event()
     n_host = 2000 if not b.quick else 500
     for _ in range(50):
         empty.prepared_call(g, blk)
@@ -598,43 +631,47 @@ def loop_cycles(b: Bench, launch, out, blocks: int, n: int, per_iter: int) -> di
             "clk_including_fixed": med[1] / (2 * n * per_iter)}
 
 
+DEPLAT_ALONE = "one warp alone on the GPU (1 block x 32 threads, lane 0 times)"
+
+
+def deplat_warp(b: Bench, kernel: str, args, out, n: int, per_iter: int) -> dict:
+    """loop_cycles of a deplat-style kernel (iters, *args, sink, out) run by one warp alone."""
+    fn = b.f(kernel)
+    return loop_cycles(b, lambda k: fn(np.int32(k), *args, b.sink, out, block=(32, 1, 1), grid=(1, 1)), out, 1, n,
+                       per_iter)
+
+
+def deplat_fig(b: Bench, name: str, r: dict, what: str, **extra) -> None:
+    n1, n2 = r["iters"]
+    b.fig(f"deplat_{name}", r["clk"], "clk",
+          f"{what}; clock64 around the loop; (cycles at {n2} iterations - cycles at {n1}) / ({n1} x steps per "
+          f"iteration), each the median of {r['launches']} launches; plus the loop's UIADD3, ISETP and BRA once "
+          "per iteration",
+          cycles=r["cycles"], iters=r["iters"], clk_including_fixed=r["clk_including_fixed"], **extra)
+
+
 def m_deplat(b: Bench) -> None:
     """One warp alone, one dependent chain: the latency of each instruction class as code waiting on it sees it."""
     cuda = b.cuda
     n = 32 if b.quick else 128
     out = cuda.mem_alloc(8 * b.sms)
-
-    def fig(name, r, what, **extra):
-        n1, n2 = r["iters"]
-        b.fig(f"deplat_{name}", r["clk"], "clk",
-              f"{what}; clock64 around the loop; (cycles at {n2} iterations - cycles at {n1}) / ({n1} x steps per "
-              f"iteration), each the median of {r['launches']} launches; plus the loop's UIADD3, ISETP and BRA once "
-              "per iteration",
-              cycles=r["cycles"], iters=r["iters"], clk_including_fixed=r["clk_including_fixed"], **extra)
-
-    alone = "one warp alone on the GPU (1 block x 32 threads, lane 0 times)"
-
     for name, args, sass, chain in DEPLAT_CHAINS:
-        fn = b.f(f"deplat_{name}")
-        r = loop_cycles(b, lambda k, fn=fn, args=args: fn(np.int32(k), *args, b.sink, out, block=(32, 1, 1),
-                                                             grid=(1, 1)), out, 1, n, 256)
-        fig(name, r, f"{alone}, a dependent chain {chain}: 256 {sass} per loop iteration, each taking the previous "
-            "one's result; cycles per instruction", sass=sass)
+        r = deplat_warp(b, f"deplat_{name}", args, out, n, 256)
+        deplat_fig(b, name, r, f"{DEPLAT_ALONE}, a dependent chain {chain}: 256 {sass} per loop iteration, each "
+                   "taking the previous one's result; cycles per instruction", sass=sass)
     rng = np.random.default_rng(0)
     for name, dtype, what in DEPLAT_MMA:
         ab = cuda.to_device((rng.random(256 if dtype == np.float32 else 64) * 1e-3).astype(dtype))
-        fn = b.f(f"deplat_{name}")
-        r = loop_cycles(b, lambda k, fn=fn, ab=ab: fn(np.int32(k), ab, b.sink, out, block=(32, 1, 1), grid=(1, 1)),
-                        out, 1, n, 32)
-        fig(name, r, f"{alone}, {what}; 32 mma_sync per loop iteration; cycles per mma_sync")
+        r = deplat_warp(b, f"deplat_{name}", (ab,), out, n, 32)
+        deplat_fig(b, name, r, f"{DEPLAT_ALONE}, {what}; 32 mma_sync per loop iteration; cycles per mma_sync")
         ab.free()
     fn = b.f("deplat_bar")
     for threads in (32, 256, 1024):
         r = loop_cycles(b, lambda k, t=threads: fn(np.int32(k), out, block=(t, 1, 1), grid=(b.sms, 1)),
                         out, b.sms, n, 32)
-        fig(f"bar_{threads}", r, f"__syncthreads() and nothing else, 32 BAR.SYNC.DEFER_BLOCKING per loop iteration, "
-            f"blocks of {threads} threads, {b.sms} blocks (as many as SMs), thread 0 of each times, median over "
-            "blocks; cycles per barrier")
+        deplat_fig(b, f"bar_{threads}", r, f"__syncthreads() and nothing else, 32 BAR.SYNC.DEFER_BLOCKING per loop "
+                   f"iteration, blocks of {threads} threads, {b.sms} blocks (as many as SMs), thread 0 of each times, "
+                   "median over blocks; cycles per barrier")
     out.free()
 
 
@@ -799,9 +836,243 @@ def m_barrier(b: Bench) -> None:
                   **extra)
 
 
+# ------------------------------------------------------------------------------------------------
+# More dependent latencies, block start cost, what the bench protocol adds, L2 store and random-read rates and
+# L1 hit throughput.
+
+DEPLAT2_CHAINS = (  # figure suffix, (a, b) arguments (None: the L1 chain's start), SASS of each step, the chain
+    ("s2r", (np.uint32(1), np.uint32(0)), ("ISETP.NE.U32.AND", "S2R"),
+     "x = %smid read under the predicate x != -1 (always true): ISETP.NE.U32 P0 on the previous x, then @P0 S2R x, "
+     "SR_VIRTUALSMID; an S2R has no register operand and ptxas hoists unguarded ones, so a step is S2R + ISETP "
+     "(S2R alone ~ deplat_s2r - (deplat_isetp - deplat_imad): s2r_alone_estimate)"),
+    ("isetp", (np.uint32(1), np.uint32(0)), ("ISETP.NE.U32.AND", "IMAD.IADD"),
+     "x = x + a under the predicate x != -1: ISETP.NE.U32 P0, then @P0 IMAD.IADD, deplat_s2r's chain with the S2R "
+     "replaced (ISETP alone ~ deplat_isetp - deplat_imad: isetp_alone_estimate)"),
+    ("ldc", (np.uint32(0), np.uint32(0)), ("LDC",),
+     "x = a __constant__ word at byte offset x (LDC R, c[0x3][R]; the table holds zeros: every step hits c[0x3][0] "
+     "in the constant cache)"),
+    ("uldc", (np.uint32(0), np.uint32(0)), ("ULDC",),
+     "the same chain started from a kernel argument alone, which ptxas keeps uniform (ULDC UR, c[0x3][UR])"),
+    ("uiadd3", (np.uint32(3), np.uint32(5)), ("UIADD3",),
+     "x = x + a + b on kernel arguments only: the uniform datapath (UIADD3 UR, UR, UR, UR)"),
+    ("uimad", (np.uint32(1664525), np.uint32(1013904223)), ("UIMAD",),
+     "x = x * a + b on kernel arguments only: the uniform datapath (UIMAD UR, UR, UR, UR)"),
+    ("imad_wide", (np.uint64(3), np.uint64(0)), ("IMAD.WIDE.U32",),
+     "x = hi(x) * a + x, 64 bits (IMAD.WIDE.U32 R4, R5, UR, R4: reads the pair the previous one wrote)"),
+    ("ld_smem", (np.uint64(0), np.uint64(0)), ("LD.E.64",),
+     "x = *x through generic 8-byte pointers to shared memory (LD.E.64: the address comes from memory, so ptxas "
+     "cannot tell the state space), all lanes on one address, a cycle over 1024 pointers built by the block"),
+    ("lds", (np.uint64(0), np.uint64(0)), ("LDS",),
+     "the same chain through shared-window addresses with ld.shared (LDS), for comparison with deplat_ld_smem"),
+    ("ld_l1", (None, np.uint64(0)), ("LD.E.64",),
+     "x = *x through generic 8-byte pointers to global memory, all lanes on one address, a random cycle over the "
+     "256 128-byte lines of 32 KiB (latency_l1's), so each loop iteration walks it once and every pass after the "
+     "first hits L1 (LD.E.64)"),
+    ("ldg_l1", (None, np.uint64(0)), ("LDG.E.64",),
+     "the same chain with ld.global (LDG.E.64), for comparison with deplat_ld_l1 and latency_l1"),
+    ("ldsm", (np.uint32(0), np.uint32(0)), ("LDSM.16.M88",),
+     "ldmatrix .m8n8.x1.b16 whose address is the word it loaded (LDSM.16.M88 R, [R]): lane t supplies and gets "
+     "row t % 8's address, the 8 rows are distinct 16-byte pieces of one 128-byte line (conflict-free)"),
+)
+
+
+def m_deplat2(b: Bench) -> None:
+    """More of deplat's chains: special-register reads, constant loads (vector and uniform), the uniform datapath,
+    64-bit IMAD, generic loads beside the explicit LDS/LDG, ldmatrix."""
+    cuda = b.cuda
+    n = 32 if b.quick else 128
+    out = cuda.mem_alloc(8 * b.sms)
+    chain = cuda.mem_alloc(CHASE_BYTES["l1"])
+    img, start = _chain(CHASE_BYTES["l1"], int(chain), np.random.default_rng(2))
+    cuda.memcpy_htod(chain, img)
+    for name, args, sass, what in DEPLAT2_CHAINS:
+        args = tuple(np.uint64(start) if a is None else a for a in args)
+        r = deplat_warp(b, f"deplat_{name}", args, out, n, 256)
+        deplat_fig(b, name, r, f"{DEPLAT_ALONE}, a dependent chain: {what}; 256 steps per loop iteration, SASS per "
+                   f"step {' + '.join(sass)}; cycles per step", sass=" + ".join(sass))
+    f = b.figures
+    if "deplat_imad" in f:  # the ISETP's share of the S2R step, with IMAD.IADD taken as IMAD's latency
+        isetp = f["deplat_isetp"]["value"] - f["deplat_imad"]["value"]
+        f["deplat_isetp"]["isetp_alone_estimate"] = isetp
+        f["deplat_s2r"]["s2r_alone_estimate"] = f["deplat_s2r"]["value"] - isetp
+    chain.free()
+    out.free()
+
+
+BLOCKS_THREADS = (32, 256, 1024)
+
+
+def m_blocks(b: Bench) -> None:
+    """How fast the SMs take and retire blocks that do nothing (with and without 8 KiB of shared memory each), and an
+    empty kernel's GPU time by grid size when it is already queued: the per-kernel cost against the per-block one."""
+    mhz, source = b.sm_mhz()
+    target = 2.0 if b.quick else 5.0
+    for kernel, label, smem in (("blocks_empty", "empty", "no shared memory"),
+                                ("blocks_smem8k", "smem8k", "8 KiB of static shared memory per block")):
+        fn = b.f(kernel)
+        for t in BLOCKS_THREADS:
+            def run(k, fn=fn, t=t):
+                fn(np.int32(0), b.sink, block=(t, 1, 1), grid=(b.sms * k, 1))
+
+            k = b.calibrate(run, 64, target_ms=target, hi=((1 << 31) - 1) // b.sms)
+            ms = b.time(lambda i: run(k))
+            b.fig(f"blocks_{label}_{t}", ms * 1e-3 * mhz * 1e6 / k, "clk/block/SM",
+                  f"{kernel}: blocks of {t} threads that return at once (a parameter is 0: ULDC, ISETP, EXIT), {smem}; "
+                  f"one launch of {b.sms} x {k} blocks, event time {ms:.2f} ms (median of {b.repeats}, about "
+                  f"{target:g} ms by calibration); SM cycles per block per SM = event time x clock / {k} blocks per "
+                  f"SM, at {mhz:.0f} MHz ({source}); includes the launch's fixed cost once (blocks_queued_1)",
+                  ms=ms, blocks=b.sms * k, blocks_per_sm=k, clock_mhz=mhz, ns_per_block_chip=ms * 1e6 / (b.sms * k),
+                  shared_bytes=fn.shared_size_bytes)
+    fn = b.f("blocks_empty")
+    runs = 5 if b.quick else 20
+    us = {}
+    for label, blocks in (("1", 1), ("1_per_sm", b.sms), ("8_per_sm", 8 * b.sms)):
+        got = b.queued_us(lambda: fn(np.int32(0), b.sink, block=(256, 1, 1), grid=(blocks, 1)), runs)
+        us[label] = float(np.median(got))
+        extra = {"minus_1_block_us": us[label] - us["1"]} if blocks > 1 else {}
+        if label == "8_per_sm":
+            extra["ns_per_added_block"] = (us[label] - us["1_per_sm"]) * 1e3 / (7 * b.sms)
+        b.fig(f"blocks_queued_{label}", us[label], "us",
+              f"CUDA-event time of one blocks_empty launch of {blocks} block(s) of 256 threads queued behind a 2 ms "
+              f"spin kernel (events and launch reach the GPU together, as launch_empty_event_queued), median of "
+              f"{runs}; minus_1_block_us = the cost of the added blocks over the 1-block kernel"
+              + ("; ns_per_added_block = (this - blocks_queued_1_per_sm) / its 7 more blocks per SM, whole GPU"
+                 if label == "8_per_sm" else ""),
+              blocks=blocks, min_us=min(got), max_us=max(got), **extra)
+
+
+EO_ARGS = (0, 3, 6, 9)
+EO_SPIN_US = (20, 200)
+
+
+def _stamps(b: Bench, launch, dest: np.ndarray, src, runs: int = 5) -> np.ndarray:
+    """What `runs` separate launches each wrote to src (dest's shape), one launch and copy at a time."""
+    got = []
+    for _ in range(runs):
+        launch(0)
+        b.cuda.memcpy_dtoh(dest, src)  # synchronous: after the launch
+        got.append(dest.copy())
+    return np.array(got)
+
+
+def m_event_overhead(b: Bench) -> None:
+    """What the bench protocol (kernels.gpu._events_ms: events recorded from Python right before and after each launch,
+    a synchronize after each) adds to a kernel's own GPU time, by the number of kernel arguments."""
+    cuda = b.cuda
+    min_s = 0.05 if b.quick else 0.25
+    protocol = (f"kernels.gpu.run_kernel's: kernels.gpu._events_ms(launch, 20, 3, "
+                f"min_seconds={min_s:g}) (3 warm-up launches, then an event recorded from Python right before and "
+                f"one right after each PyCUDA launch, synchronized after each, at least 20 and until {min_s:g} s of "
+                "event time or 500, median)" + (" (--quick: 0.05 s, not the bench's 0.25 s)" if b.quick else ""))
+    ns_ptr, _ = b.mod.get_global("eo_ns")
+    st_ptr, _ = b.mod.get_global("eo_stamp")
+    stamp = np.zeros(4, np.int64)
+    for spin_us in EO_SPIN_US:
+        cuda.memcpy_htod(ns_ptr, np.array([spin_us * 1000], np.uint64))
+        for n in EO_ARGS:
+            fn = b.f(f"eo_args{n}")
+            args = tuple(b.sink if k % 2 == 0 else np.int32(k) for k in range(n))  # pointers and ints in turn
+
+            def launch(i, fn=fn, args=args):
+                fn(*args, block=(1, 1, 1), grid=(1, 1))
+
+            ms = b.gpu._events_ms(launch, 20, 3, min_seconds=min_s)
+            st = _stamps(b, launch, stamp, st_ptr)
+            own_us = float(np.median(st[:, 3] - st[:, 2])) / 1e3
+            b.fig(f"event_overhead_{n}args_{spin_us}us", ms * 1e3 - own_us, "us",
+                  f"eo_args{n} ({n} parameters{', pointers and ints in turn, unused' if n else ''}; 1 block x 1 "
+                  f"thread) spins on %globaltimer for {spin_us} us; median event time minus the spin's own duration "
+                  "(its %globaltimer at start and at exit, written to a __device__ array, median of 5 separate "
+                  f"launches); the event time is {protocol}", event_us=ms * 1e3, spin_us=own_us,
+                  spin_cycles=float(np.median(st[:, 1] - st[:, 0])), args=n)
+    nbytes = 64 << 20
+    blocks = nbytes // 16 // 256
+    buf, st_buf = cuda.mem_alloc(nbytes), cuda.mem_alloc(32 * blocks)
+    fn = b.f("write_once")
+
+    def launch(i):
+        fn(buf, np.float32(1), st_buf, block=(256, 1, 1), grid=(blocks, 1))
+
+    ms = b.gpu._events_ms(launch, 20, 3, min_seconds=min_s)
+    st = _stamps(b, launch, np.empty((blocks, 4), np.int64), st_buf)
+    own_us = float(np.median(st[:, :, 3].max(1) - st[:, :, 2].min(1))) / 1e3
+    b.fig("event_overhead_write64mb", ms * 1e3 - own_us, "us",
+          f"write_once: one float4 store per thread over 64 MiB ({blocks} blocks x 256 threads); median event time "
+          "minus the kernel's own duration, from the first block's start to the last block's end (each block's "
+          "thread 0 reads %globaltimer at its start and after __syncthreads at its end; median of 5 separate "
+          f"launches; stores still draining after the last stamp count as overhead); the event time is {protocol}",
+          event_us=ms * 1e3, kernel_us=own_us, gbs_by_event=nbytes / ms / 1e6, gbs_by_stamps=nbytes / own_us / 1e3)
+    buf.free()
+    st_buf.free()
+
+
+L2_STORES = (  # kernel suffix, bytes per lane, lanes per 128-byte line, what
+    ("full", 4, 32, "a float per lane at consecutive words: a warp's store is one whole 128-byte line"),
+    ("sector", 4, 1, "a float per lane at word 32 x index: lane l writes 4 bytes of its own line, so a warp's store "
+     "is one sector (4 of its bytes) in each of 32 lines"),
+    ("vec", 16, 8, "a float4 per lane at consecutive float4s: a warp's store is 4 whole lines"))
+L2_RANDOM_MB = (8, 24, 40, 48, 64, 96, 192)
+
+
+def m_l2_rates(b: Bench) -> None:
+    """L2 store rates by line coverage, L1 hit throughput of global loads, random 4-byte reads by footprint."""
+    cuda = b.cuda
+    blocks, threads = b.sms * 8, 256
+    full = f"{blocks} blocks x 256 threads (2048 per SM)"
+    nbytes = 4 << 20
+    buf = cuda.mem_alloc(nbytes)
+    cuda.memset_d32(buf, 0, nbytes // 4)
+    for kind, size, lanes_per_line, what in L2_STORES:
+        r = b.throughput(f"l2_store_{kind}", (buf, np.uint32(nbytes // size - 1), np.float32(1)), 8, blocks, threads,
+                         64, target_ms=b.target_ms / 3)
+        s = r["ms"] * 1e-3
+        lines = r["ops"] / lanes_per_line
+        b.fig(f"l2_store_{kind}", r["ops"] * size / s / 1e9, "GB/s",
+              f"l2_store_{kind}: {what}; 8 stores per thread per loop iteration, indices grid-strided and wrapped "
+              f"over a 4 MiB buffer (L2-resident, rewritten over and over); {full}; bytes written / event time; "
+              "glines_per_s = 128-byte lines written into (whole or in part) per second, lines_per_clk the same per "
+              "SM clock cycle (block stamps), whole chip",
+              glines_per_s=lines / s / 1e9, lines_per_clk=lines / (s * r["clock_mhz"] * 1e6),
+              clock_mhz=r["clock_mhz"], ms=r["ms"], iters=r["iters"])
+    buf.free()
+    l1 = cuda.mem_alloc(16 << 10)
+    cuda.memset_d32(l1, 0, (16 << 10) // 4)
+    for kind, what in (("line", "lane l reads word l of the line: one 128-byte line per warp request"),
+                       ("broadcast", "every lane reads the same word: one sector per warp request")):
+        r = b.throughput(f"l1_hit_{kind}", (l1, np.uint32(0)), 16, b.sms * 2, 1024, 64, target_ms=b.target_ms / 3)
+        b.fig(f"l1_hit_{kind}", 32 / per_clk_sm(b, r["ops"], r), "clk/warp-request/SM",
+              f"l1_hit_{kind}: 4-byte ld.global loads (LDG.E, cached in L1) from a 16 KiB buffer that stays in L1, "
+              f"{what}; 16 independent loads per thread per loop iteration (16 lines 1 KiB apart), all issued before "
+              f"the first use; {b.sms * 2} blocks x 1024 threads (2048 per SM); SM cycles per warp-level load "
+              "(event time x clock x SMs / warp loads)",
+              clock_mhz=r["clock_mhz"], ms=r["ms"], iters=r["iters"])
+    l1.free()
+    sizes = (8, 64) if b.quick else L2_RANDOM_MB
+    big = cuda.mem_alloc(max(sizes) << 20)
+    cuda.memset_d32(big, 0x3F800000, (max(sizes) << 20) // 4)  # 1.0f
+    l2 = b.dev["l2_bytes"]
+    first = None
+    for mb in sizes:
+        r = b.throughput("l2_random", (big, np.uint32((mb << 20) // 4), np.uint32(ATOMS_SEED)), 8, blocks, threads, 16,
+                         target_ms=b.target_ms / 3)
+        s = r["ms"] * 1e-3
+        first = first or r["ops"] / s
+        b.fig(f"l2_random_{mb}mb", r["ops"] * 4 / s / 1e9, "GB/s",
+              f"l2_random: 4-byte ld.global.cg loads (LDG.E.STRONG.GPU: L2, not L1) at random words of a {mb} MiB "
+              f"footprint (each lane its own index: a per-thread LCG's top bits scaled to the footprint), read over "
+              f"and over; 8 independent loads in flight per thread (issued before the first use, the loop not "
+              f"unrolled: 16384 per SM), {full}; useful bytes (4 per load) / event time. gsectors_per_s: loads (one "
+              "32-byte sector each) per second; l2_share = L2 size / footprint (capped at 1): the hit rate if L2 "
+              "held a random part of the footprint; vs_smallest: this rate / the smallest footprint's (all hits)",
+              gsectors_per_s=r["ops"] / s / 1e9, sector_gbs=r["ops"] * 32 / s / 1e9, l2_share=min(1.0, l2 / (mb << 20)),
+              vs_smallest=r["ops"] / s / first, loads=r["ops"], clock_mhz=r["clock_mhz"], ms=r["ms"], iters=r["iters"])
+    big.free()
+
+
 MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compute": m_compute, "tensor": m_tensor,
             "latency": m_latency, "atomics": m_atomics, "launch": m_launch, "hostlink": m_hostlink,
-            "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier}
+            "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier,
+            "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -2,10 +2,12 @@
 
 CPU tests: the source compiles for sm_90 with NVRTC within its launch bounds and without
 spills; the SASS holds the instructions each figure counts (where nvdisasm is installed), and
-the timed loops of the latency, bytes-in-flight, shared-atomics and barrier kernels hold exactly
-those and their loop counter; the host's replay of atoms_random's bins matches the kernel run in
-cudasim; the whole program runs against a fake driver that checks every launch's arguments
-against the kernel's PTX parameters; the committed results file has every figure with a unit and
+the timed loops of the latency, bytes-in-flight, shared-atomics, barrier, L2-store, L1-hit and
+random-read kernels hold exactly those and their loop counter, each latency chain one dependent
+chain; the empty-block kernels differ only in their shared memory; the host's replay of
+atoms_random's bins matches the kernel run in cudasim; the whole program, and the newest groups
+alone, run against a fake driver that checks every launch's arguments against the kernel's PTX
+parameters; the committed results file has every figure with a unit and
 a method. The GPU test skips with the reason where PyCUDA or a GPU is absent.
 """
 import json
@@ -33,7 +35,9 @@ REG_LIMIT = {**{k: 32 for k in ("mem_read", "mem_write", "mem_copy", "fp32_ffma"
              "wmma_tf32": 64, "wmma_fp64": 64, "mma_tf32_m16n8k8": 64, "mma_fp64_m16n8k16": 128,
              **{k: 32 for k in ("inflight_u1", "inflight_u2", "inflight_u4", "atoms_fixed", "atoms_random",
                                 "barrier_ffma", "barrier_ffma_nobar")},
-             "inflight_u8": 64, "deplat_bar": 64}
+             "inflight_u8": 64, "deplat_bar": 64,
+             **{k: 32 for k in ("l2_store_full", "l2_store_sector", "l2_store_vec", "l1_hit_line", "l1_hit_broadcast",
+                                "l2_random", "write_once")}}
 
 # kernel -> (SASS opcode the figure counts, how many per loop body at least)
 SASS_COUNTS = {"fp32_ffma": ("FFMA", 256), "fp64_dfma": ("DFMA", 128), "int_imad": ("IMAD", 128),
@@ -160,7 +164,7 @@ TIMED_LOOPS = {
 
 
 def test_timed_loops_hold_exactly_the_instructions_the_figures_count(sass):
-    for name, want in TIMED_LOOPS.items():
+    for name, want in {**TIMED_LOOPS, **TIMED_LOOPS_2}.items():
         op = next(iter(want))
         loop = _timed_loop(sass[name], op)
         assert Counter(map(_opcode, loop)) == Counter(want), (name, Counter(map(_opcode, loop)))
@@ -170,6 +174,72 @@ def test_timed_loops_hold_exactly_the_instructions_the_figures_count(sass):
     assert _each_reads_the_one_before(chain)
     chain = [t for t in _timed_loop(sass["deplat_hmma_tf32"], "HMMA.1684.F32.TF32") if t.startswith("HMMA")]
     assert _each_reads_the_one_before(chain, step=2)  # two n8 halves, interleaved
+
+
+# deplat2's chains: each step's SASS 256 times (the uniform chains' UIADD3 adds to the counter's); the L2 stores (8 per
+# iteration with their address arithmetic: index x SCALE & mask, IMAD.WIDE; the float4 data copied between in-flight
+# stores), the L1 hits (16 loads from one address register, 8 LOP3 folding them, the iteration's offset) and the random
+# reads (per load an LCG IMAD, IMAD.HI for the index, IMAD.WIDE for the address; 8 FADD after the loads)
+TIMED_LOOPS_2 = {
+    **{f"deplat_{name}": dict(Counter({op: 256 for op in sass}) + Counter(_COUNTER))
+       for name, _, sass, _ in microbench.DEPLAT2_CHAINS},
+    "l2_store_full": {"STG.E": 8, "LOP3.LUT": 8, "IMAD.WIDE.U32": 8, "VIADD": 6, "IADD3": 2, **_COUNTER},
+    "l2_store_sector": {"STG.E": 8, "LOP3.LUT": 8, "IMAD.WIDE.U32": 8, "LEA": 5, "IMAD": 3, **_COUNTER},
+    "l2_store_vec": {"STG.E.128": 8, "LOP3.LUT": 8, "IMAD.WIDE.U32": 8, "VIADD": 6, "IADD3": 2, "IMAD.MOV.U32": 11,
+                     "MOV": 10, **_COUNTER},
+    "l1_hit_line": {"LDG.E": 16, "LOP3.LUT": 8, "ULOP3.LUT": 1, "VIADD": 1, "IADD3": 1, "IMAD.X": 1, **_COUNTER},
+    "l1_hit_broadcast": {"LDG.E": 16, "LOP3.LUT": 8, "ULOP3.LUT": 1, **_COUNTER, "UIADD3": 2, "UIADD3.X": 1,
+                         "IMAD.U32": 2},  # the address is uniform: the counter's UIADD3 and one of the address's
+    "l2_random": {"LDG.E.STRONG.GPU": 8, "IMAD": 8, "IMAD.HI.U32": 8, "IMAD.WIDE.U32": 8, "FADD": 8, "MOV": 1,
+                  **_COUNTER},
+}
+
+
+def _reads_what_the_one_before_wrote(ins: list[str]) -> bool:
+    """Whether every instruction reads (as an operand or its guard) the register or predicate, vector or uniform, that
+    the one before wrote (its first operand)."""
+    def operands(t):
+        guard = re.match(r"@!?(U?P\d)\s+", t)
+        body = t[guard.end():] if guard else t
+        ops = re.findall(r"\b(?:U?R\d+|U?P\d)\b", body.split(None, 1)[1])
+        return ops[0], set(ops[1:]) | ({guard.group(1)} if guard else set())
+    return all(operands(ins[i - 1])[0] in operands(ins[i])[1] for i in range(1, len(ins)))
+
+
+def test_deplat2_chains_are_one_dependent_chain(sass):
+    for name, _, steps, _ in microbench.DEPLAT2_CHAINS:
+        loop = _timed_loop(sass[f"deplat_{name}"], steps[-1])
+        chain = [t for t in loop if _opcode(t) in steps and not t.startswith("UIADD3 UR4, UR4, 0x1")]
+        assert len(chain) == 256 * len(steps), name
+        assert [_opcode(t) for t in chain] == list(steps) * 256, name  # the step's instructions in turn
+        assert _reads_what_the_one_before_wrote(chain), name
+    assert _reads_what_the_one_before_wrote(["UIADD3 UR5, UR6, UR5, UR7", "UIMAD UR5, UR5, UR7, UR6"])
+    assert not _reads_what_the_one_before_wrote(["S2R R5, SR_VIRTUALSMID", "S2R R7, SR_VIRTUALSMID"])
+
+
+def test_l1_hit_and_random_loads_are_all_issued_before_the_first_use(sass):
+    for name, load in (("l1_hit_line", "LDG.E"), ("l1_hit_broadcast", "LDG.E"), ("l2_random", "LDG.E.STRONG.GPU")):
+        ops = list(map(_opcode, _timed_loop(sass[name], load)))
+        first_use = min(i for i, o in enumerate(ops) if o in ("LOP3.LUT", "FADD"))
+        assert max(i for i, o in enumerate(ops) if o == load) < first_use, name
+
+
+def test_empty_block_kernels_differ_only_in_shared_memory(compiled, sass):
+    res = compiled.resources
+    assert res["blocks_empty"].shared_bytes == 0 and res["blocks_smem8k"].shared_bytes == 8192
+
+    def until_exit(body):  # the path a block with flag 0 runs
+        ins = [m.group(2) for m in _INS.finditer(body)]
+        return ins[:next(i for i, t in enumerate(ins) if _opcode(t) == "EXIT") + 1]
+    path = until_exit(sass["blocks_empty"])
+    assert path == until_exit(sass["blocks_smem8k"]) and len(path) <= 4, path
+
+
+def test_event_overhead_kernels_take_0_3_6_9_parameters(compiled, sass):
+    entries = _entries(compiled.ptx)
+    for n in microbench.EO_ARGS:
+        assert len(entries[f"eo_args{n}"]) == n
+        assert "SR_GLOBALTIMERLO" in sass[f"eo_args{n}"]
 
 
 def test_inflight_loops_issue_all_loads_before_the_first_use(sass):
@@ -310,30 +380,44 @@ class _FakeCuda:
         raise AttributeError(name)
 
 
-def test_runs_end_to_end_against_a_fake_driver(compiled, monkeypatch, tmp_path):
+@pytest.fixture
+def fake_run(compiled, monkeypatch, tmp_path):
+    """main(argv + --out) against the fake driver: (the JSON it wrote, the kernels launched, the PTX entries)."""
     from kernels import gpu
 
     launches = []
     entries = _entries(compiled.ptx)
+    fake = _FakeCuda()
 
     class _Module:
         def get_function(self, name):
             return _Fn(name, entries[name], launches)
 
-    fake = _FakeCuda()
+        def get_global(self, name):
+            assert f" {name};" in compiled.ptx or f" {name}[" in compiled.ptx, name
+            return fake.mem_alloc(64), 64
+
     monkeypatch.setattr(gpu, "_ctx", {"cuda": fake, "dev": {"name": "fake", "cc": (9, 0), "sms": 4,
                                                             "l2_bytes": 50 << 20}})
     monkeypatch.setattr(gpu, "module", lambda source, options=(), filename="": _Module())
     monkeypatch.setattr(microbench, "CHASE_BYTES", {"l1": 32 << 10, "l2": 1 << 20, "dram": 2 << 20})
     monkeypatch.setattr(microbench, "nvidia_smi", lambda q="": {"driver_version": "0"})
-    out = tmp_path / "mb.json"
-    assert microbench.main(["--quick", "--out", str(out)]) == 0
-    data = json.loads(out.read_text())
-    assert not data["errors"]
+
+    def run(argv):
+        out = tmp_path / "mb.json"
+        assert microbench.main([*argv, "--out", str(out)]) == 0
+        data = json.loads(out.read_text())
+        assert not data["errors"]
+        return data, launches, entries
+    return run
+
+
+def test_runs_end_to_end_against_a_fake_driver(fake_run):
+    data, launches, entries = fake_run(["--quick"])
     assert set(entries) - {"chase_shared"} <= set(launches) | {"chase_shared"}
     _check_results(data, quick=True)
     figs = data["figures"]
-    assert NEW_FIGURES <= set(figs), NEW_FIGURES - set(figs)
+    assert NEW_FIGURES | NEW_FIGURES_2 <= set(figs), (NEW_FIGURES | NEW_FIGURES_2) - set(figs)
     for level in ("dram", "l2"):
         rows = figs[f"inflight_{level}"]["table"]
         assert len(rows) == 7 * 4 - 1  # 64 warps per SM only up to 4 loads per thread
@@ -341,6 +425,22 @@ def test_runs_end_to_end_against_a_fake_driver(compiled, monkeypatch, tmp_path):
                     "latency_clk"} <= set(r) for r in rows)
     assert figs["atoms_stride8"]["conflict_degree"] == 8 and figs["atoms_group4"]["lanes_per_word"] == 4
     assert "minus_nobar" in figs["barrier_256x8"]
+    assert "s2r_alone_estimate" in figs["deplat_s2r"]  # deplat ran before deplat2: its IMAD figure is there
+
+
+def test_new_groups_run_alone_against_a_fake_driver(fake_run):
+    """deplat2, blocks, event_overhead and l2_rates by --only, without the groups they borrow from (deplat's IMAD,
+    clock's SM clock): full settings, every figure with its unit and method."""
+    data, launches, _ = fake_run(["--only", "deplat2", "blocks", "event_overhead", "l2_rates"])
+    figs = data["figures"]
+    assert set(figs) == NEW_FIGURES_2 | {f"l2_random_{mb}mb" for mb in microbench.L2_RANDOM_MB}
+    assert "s2r_alone_estimate" not in figs["deplat_s2r"]
+    assert figs["blocks_empty_256"]["clock_mhz"] == 2000  # the fake's block stamps: 2000 cycles per 1000 ns
+    assert "ns_per_added_block" in figs["blocks_queued_8_per_sm"]
+    assert figs["event_overhead_3args_200us"]["spin_us"] == 1.0  # the fake's stamps: [0, 2000 cycles, 0, 1000 ns]
+    assert {"eo_args0", "eo_args3", "eo_args6", "eo_args9", "write_once", "spin_ns", "fp32_ffma"} <= set(launches)
+    for name, f in figs.items():
+        assert isinstance(f["value"], float) and f["unit"] and len(f["method"]) > 100, name
 
 
 NEW_FIGURES = ({f"deplat_{c[0]}" for c in microbench.DEPLAT_CHAINS} | {f"deplat_{c[0]}" for c in microbench.DEPLAT_MMA}
@@ -348,6 +448,12 @@ NEW_FIGURES = ({f"deplat_{c[0]}" for c in microbench.DEPLAT_CHAINS} | {f"deplat_
                | {f"atoms_{p[0]}" for p in microbench.ATOMS_FIXED}
                | {f"atoms_random{n}" for n in microbench.ATOMS_RANDOM_BINS}
                | {"barrier_256x8", "barrier_256x8_nobar", "barrier_1024x2", "barrier_1024x2_nobar"})
+NEW_FIGURES_2 = ({f"deplat_{c[0]}" for c in microbench.DEPLAT2_CHAINS}
+                 | {f"blocks_{k}_{t}" for k in ("empty", "smem8k") for t in microbench.BLOCKS_THREADS}
+                 | {f"blocks_queued_{k}" for k in ("1", "1_per_sm", "8_per_sm")}
+                 | {f"event_overhead_{n}args_{us}us" for n in microbench.EO_ARGS for us in microbench.EO_SPIN_US}
+                 | {"event_overhead_write64mb", "l2_store_full", "l2_store_sector", "l2_store_vec", "l1_hit_line",
+                    "l1_hit_broadcast", "l2_random_8mb", "l2_random_64mb"})
 
 
 def _check_results(data: dict, quick: bool) -> None:
@@ -392,6 +498,7 @@ def test_cli_without_gpu_says_why():
         pytest.skip("PyCUDA is installed: the no-GPU path is not reachable here")
     assert microbench.main(["--quick"]) == 2
     assert microbench.main(["--only", "deplat", "inflight", "smem_atomics", "barrier"]) == 2
+    assert microbench.main(["--only", "deplat2", "blocks", "event_overhead", "l2_rates"]) == 2
 
 
 def test_on_gpu_quick_pass(tmp_path):
