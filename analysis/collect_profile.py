@@ -31,51 +31,7 @@ from .collect_ncu import find_ncu, parse_csv
 RESULTS = Path(__file__).with_name("results")
 NCU_ARGS = ["--csv", "--page", "raw", "--print-units", "base", "--target-processes", "all",
             "--clock-control", "none", "--cache-control", "all"]
-STALLS = ("barrier", "branch_resolving", "dispatch_stall", "drain", "imc_miss", "lg_throttle", "long_scoreboard",
-          "math_pipe_throttle", "membar", "mio_throttle", "misc", "no_instruction", "not_selected", "selected",
-          "short_scoreboard", "sleeping", "tex_throttle", "wait")
-PIPES = ("adu", "alu", "cbu", "fma", "fmaheavy", "fmalite", "fp16", "fp64", "lsu", "tensor", "tensor_op_hmma",
-         "tensor_op_dmma", "uniform", "xu")
-METRICS = [
-    # time and clocks
-    "gpu__time_duration.sum", "sm__cycles_elapsed.avg.per_second", "sm__cycles_elapsed.max", "sm__cycles_active.avg",
-    "sm__cycles_active.max", "dram__cycles_elapsed.avg.per_second", "smsp__cycles_active.avg",
-    # launch
-    "launch__grid_size", "launch__block_size", "launch__registers_per_thread", "launch__waves_per_multiprocessor",
-    "sm__maximum_warps_per_active_cycle_pct", "sm__warps_active.avg.pct_of_peak_sustained_active",
-    # issue
-    "smsp__inst_executed.sum", "smsp__thread_inst_executed.sum", "smsp__issue_active.avg.pct_of_peak_sustained_active",
-    "smsp__warps_eligible.avg.per_cycle_active", "smsp__warps_active.avg.per_cycle_active",
-    *[f"smsp__inst_executed_pipe_{p}.sum" for p in PIPES],
-    "sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_active",
-    "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active",
-    "sm__mio_inst_issued.avg.pct_of_peak_sustained_active",
-    # memory
-    "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_sectors_op_read.sum", "lts__t_sectors_op_write.sum",
-    "lts__t_sectors_op_atom.sum", "lts__t_sectors_op_red.sum", "lts__t_requests_srcunit_tex.sum",
-    "lts__t_sector_hit_rate.pct", "lts__t_sector_op_read_hit_rate.pct", "lts__t_sector_op_write_hit_rate.pct",
-    "l1tex__t_sector_hit_rate.pct", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum",
-    "l1tex__data_pipe_lsu_wavefronts.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu.sum", "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
-    "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "smsp__inst_executed_op_shared_atom.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", "smsp__inst_executed_op_global_ld.sum",
-    "smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum",
-    "smsp__inst_executed_op_ldsm.sum", "smsp__inst_executed_op_branch.sum",
-    # speed of light (% of peak over the elapsed time)
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed", "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-    "l1tex__throughput.avg.pct_of_peak_sustained_active",
-    # where warps wait (warps per issue cycle, by reason)
-    *[f"smsp__average_warps_issue_stalled_{s}_per_issue_active.ratio" for s in STALLS],
-]
+METRICS = json.loads(Path(__file__).with_name("profile_metrics.json").read_text())["metrics"]
 
 
 def known_metrics(ncu: str) -> set[str] | None:
