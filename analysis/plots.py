@@ -90,6 +90,31 @@ def roofline(points: list[dict], ceilings: list[dict], title: str) -> str:
     return svg(fig)
 
 
+def accuracy_scatter(points: list[dict], title: str) -> str:
+    """Predicted against measured time, log-log, one colour per kernel set, with the diagonal and the
+    +-25% band: how far each prediction lands from its measurement."""
+    fig, ax = plt.subplots(figsize=(5.6, 4.4))
+    vals = [v for p in points for v in (p["predicted_us"], p["measured_us"])] or [1.0]
+    lo, hi = min(vals) / 1.6, max(vals) * 1.6
+    ax.plot([lo, hi], [lo, hi], color="grey", lw=1)
+    ax.fill_between([lo, hi], [lo * 0.75, hi * 0.75], [lo * 1.25, hi * 1.25], color="grey", alpha=0.12, lw=0,
+                    label="within 25%")
+    colors = [MEAS, PRED, "#55A868", "#8172B3"]
+    for i, name in enumerate(dict.fromkeys(p["set"] for p in points)):
+        ps = [p for p in points if p["set"] == name]
+        ax.scatter([p["measured_us"] for p in ps], [p["predicted_us"] for p in ps], s=18, color=colors[i % len(colors)],
+                   label=f"{name} ({len(ps)})", zorder=3)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_xlabel("measured, us (CUDA events, H100)")
+    ax.set_ylabel("predicted, us (timing model, no GPU)")
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=8, frameon=False, loc="upper left")
+    return svg(fig)
+
+
 def sol_bars(resources: list[dict], limiter: str) -> str:
     """Speed of light: each resource's busy time as % of the predicted kernel time."""
     rows = [r for r in resources if r["utilization_pct"] >= 0.05][:9]

@@ -9,6 +9,8 @@ The report is the one place that joins predictions and measurements. It reads:
   analysis/results/ncu_h100.json        measured: Nsight Compute counters (analysis.collect_ncu)
   analysis/results/compare_h100.md      predicted counters beside them (analysis.compare, every block simulated)
   analysis/results/timing_h100.json     predicted times, limiters, each resource's time (analysis.timing --accuracy)
+  corpus/results/{corpus,holdout}_compare_h100.json  kernels beyond the catalog: predicted (no GPU)
+                                        beside measured times (python -m corpus.compare --set ...)
 `--measured` names other files of these kinds (recognised by content). Where a prediction is
 missing (no resources in the timing file), it is computed with the registry's timing model
 within `--budget` seconds, with a progress bar only on a terminal. `--measure` on a GPU
@@ -36,7 +38,8 @@ from .models.occupancy import LIMIT_BLOCKS, LIMIT_REGISTERS, LIMIT_SHARED, LIMIT
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULTS = [ROOT / "kernels/results/bench_h100.json", ROOT / "kernels/results/microbench_h100.json",
             ROOT / "analysis/results/ncu_h100.json", ROOT / "analysis/results/compare_h100.md",
-            ROOT / "analysis/results/timing_h100.json"]
+            ROOT / "analysis/results/timing_h100.json", ROOT / "corpus/results/corpus_compare_h100.json",
+            ROOT / "corpus/results/holdout_compare_h100.json"]
 FAMILIES = [("sgemm", "SGEMM ladder (4096³, FP32)"), ("transpose", "Transpose (8192², float)"),
             ("dgemm", "DGEMM (4096³, FP64)"), ("vector_add", "Vector add")]
 OCC_LIMITS = {m.name: why for m, why in ((LIMIT_REGISTERS, "registers"), (LIMIT_SHARED, "shared memory"),
@@ -47,10 +50,12 @@ OCC_PCT = OCCUPANCY.name
 # ---- the sources ---------------------------------------------------------------------------
 
 def kind_of(path: Path) -> str:
-    """bench | microbench | ncu | compare | timing, from what the file holds."""
+    """bench | microbench | ncu | compare | timing | unseen:SET (a corpus comparison), from what the file holds."""
     if path.suffix == ".md":
         return "compare"
     d = json.loads(path.read_text())
+    if "time_summary" in d:
+        return f"unseen:{d.get('set', 'corpus')}"
     if "figures" in d:
         return "microbench"
     if "kernels" in d and "metrics" in d:
@@ -82,21 +87,27 @@ def load(paths: list[Path]) -> dict:
                  f"in the microbench run)") if clocks else "default clocks"
     for k, s in src.items():
         d = s["data"]
+        base = k.split(":")[0]
         date = micro.get("date") if k == "microbench" else None
         how = f"committed {committed_date(ROOT / s['file'])} (the file carries no date)"
         if date:
             how = f"measured {date}"
         if k == "timing":
             how = f"predicted, run {d.get('run', '?')}"
+        if base == "unseen":
+            how = f"measured {d.get('measured_date', '?')}; predicted, run {d.get('run', '?')}"
         device = {"bench": lambda: d.get("device", {}).get("name"), "microbench": lambda: d.get("device", {}).get("name"),
                   "ncu": lambda: d.get("device"), "timing": lambda: f"predicted for {get_gpu().name}; measured "
-                  f"times from {d.get('device')}", "compare": lambda: _md_device(d)}[k]()
+                  f"times from {d.get('device')}", "compare": lambda: _md_device(d),
+                  "unseen": lambda: d.get("device", {}).get("name")}[base]()
         s["line"] = {"bench": f"measured: CUDA events (median of repeats), {clock_txt}",
                      "microbench": f"measured: the device's rates (kernels.microbench), {clock_txt}",
                      "ncu": f"measured: Nsight Compute {d.get('tool', '') if isinstance(d, dict) else ''}, one launch "
                             "per kernel at its simulator size",
                      "compare": "predicted (every block simulated) beside the ncu counters",
-                     "timing": "predicted: timing model over the simulation (sampled and scaled from 2 sizes)"}[k]
+                     "timing": "predicted: timing model over the simulation (sampled and scaled from 2 sizes)",
+                     "unseen": f"kernels beyond the catalog ({k.partition(':')[2]}): predicted time (no GPU) "
+                               "beside CUDA events at default clocks"}[base]
         s["device"], s["date"] = device or "?", how
     return src
 
@@ -379,6 +390,59 @@ def transfer_section(bench_file: Path | None) -> tuple[str, list[dict]]:
     return "".join(out), md
 
 
+UNSEEN_TITLES = {"corpus": "corpus: common patterns beyond the catalog (their errors were looked at while the timing "
+                           "model was built)",
+                 "holdout": "held out: kernels nobody looked at until the model was frozen"}
+
+
+def unseen_sets(src: dict) -> list[dict]:
+    """Per set of kernels the models were not built on: its summary and rows, as corpus.compare wrote them."""
+    out = []
+    for k in sorted(x for x in src if x.startswith("unseen:")):
+        d = src[k]["data"]
+        name = k.split(":")[1]
+        rows = [{"kernel": t["kernel"], "pattern": t["pattern"], "predicted_us": t.get("predicted_us"),
+                 "measured_us": t.get("measured_event_us"), "error_pct": t.get("error_pct"), "limiter": t.get("limiter"),
+                 "refused": "; ".join(f"{m}: {r}" for m, r in t.get("refusals", {}).items())} for t in d["times"]]
+        out.append({"set": name, "title": UNSEEN_TITLES.get(name, name), "summary": d["time_summary"], "rows": rows,
+                    "file": src[k]["file"]})
+    return out
+
+
+def unseen_section(sets: list[dict], catalog_rows: list[dict]) -> tuple[str, list[str]]:
+    """HTML and Markdown: each set's predicted vs measured times, and every kernel's point on one picture."""
+    if not sets:
+        return "", []
+    points = [{"set": "catalog", "predicted_us": r["predicted_us"], "measured_us": r["measured_us"]}
+              for r in catalog_rows if r["predicted_us"] and r["measured_us"]]
+    points += [{"set": u["set"], "predicted_us": r["predicted_us"], "measured_us": r["measured_us"]}
+               for u in sets for r in u["rows"] if r["predicted_us"] and r["measured_us"]]
+    html_parts = ["<h2>Beyond the catalog</h2><p class=small>Predicted by the same models, unchanged, "
+                  "against CUDA events at default clocks (<code>python -m corpus.compare --set SET</code>).</p>",
+                  f"<div class=row><div>{plots.accuracy_scatter(points, 'Every kernel: predicted vs measured time')}"
+                  "</div></div>"]
+    md = ["", "## Beyond the catalog", ""]
+    for u in sets:
+        s = u["summary"]
+        line = (f"median |error| {s['median_abs_error_pct']:.1f}%, 90th percentile {s['p90_abs_error_pct']:.1f}%, "
+                f"worst {s['max_abs_error_pct']:.1f}% over {s['kernels_timed']} of {s['kernels']} kernels "
+                f"({s['within_25_pct']} within 25%)")
+        rows = "".join(f"<tr><td class=l>{e(r['kernel'])}</td><td class=l>{e(r['pattern'])}</td>"
+                       f"<td>{_us(r['predicted_us'])}{S()}</td><td>{_us(r['measured_us'])}{M}</td>"
+                       f"<td>{_err(r['error_pct'])}</td><td class=l>{e(r['limiter'] or r['refused'] or '-')}</td></tr>"
+                       for r in u["rows"])
+        html_parts.append(f"<h3>{e(u['title'])}</h3><p>{e(line)} (<code>{e(u['file'])}</code>)</p><table><tr>"
+                          "<th class=l>kernel</th><th class=l>pattern</th><th>predicted</th><th>measured</th><th>error</th>"
+                          f"<th class=l>limiter</th></tr>{rows}</table>")
+        md += [f"**{u['title']}**: {line}.", "", "| kernel | predicted | measured | error | limiter |",
+               "|---|---:|---:|---:|---|"]
+        md += [f"| {r['kernel']} | {_us(r['predicted_us'])} | {_us(r['measured_us'])} | "
+               f"{'-' if r['error_pct'] is None else format(r['error_pct'], '+.1f') + '%'} | "
+               f"{r['limiter'] or r['refused'] or '-'} |" for r in u["rows"]]
+        md.append("")
+    return "".join(html_parts), md
+
+
 def summary(rows: list[dict]) -> dict:
     """Median and worst |error| of the predicted times, and how many kernels were joined."""
     errs = sorted(abs(r["error_pct"]) for r in rows if r["error_pct"] is not None)
@@ -423,15 +487,17 @@ def build(src: dict, budget: float = 60.0, notes: list[str] | None = None) -> tu
                 "<code>python -m analysis.transfers</code>: copies at the host link's measured rates, one copy engine "
                 "per direction, the kernel from the timing model; streams scheduled as a DAG over the engines.</p>"
                 + tr_html)
+    unseen_html, unseen_md = unseen_section(unseen_sets(src), rows)
+    body.append(unseen_html)
     body.append("<h2>Per kernel</h2>" + "".join(kernel_card(r) for r in rows))
     if notes:
         body.append("<h2>Notes</h2><ul>" + "".join(f"<li>{e(n)}</li>" for n in notes) + "</ul>")
     page = (f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>cudaperf report</title>"
             f"<style>{CSS}</style></head><body>{''.join(body)}</body></html>\n")
-    return page, markdown(rows, s, tr_md, src, stamp, judged)
+    return page, markdown(rows, s, tr_md, src, stamp, judged, unseen_md)
 
 
-def markdown(rows: list[dict], s: dict, tr: list[dict], src: dict, stamp: str, judged) -> str:
+def markdown(rows: list[dict], s: dict, tr: list[dict], src: dict, stamp: str, judged, unseen: list[str]) -> str:
     """The summary: per family predicted vs measured, the transfers, the sources."""
     out = ["# cudaperf: predicted beside measured", "",
            f"Built {stamp} by `python -m analysis.report`. Predicted: timing model over the simulation (no GPU; "
@@ -460,6 +526,7 @@ def markdown(rows: list[dict], s: dict, tr: list[dict], src: dict, stamp: str, j
                 meas = "-" if x["measured_ms"] is None else f"{x['measured_ms']:.3f} ms"
                 err = "-" if x["error_pct"] is None else f"{x['error_pct']:+.1f}%"
                 out.append(f"| {x['what']} | {x['predicted_ms']:.3f} ms | {meas} | {err} |")
+    out += unseen
     out += ["", "## Sources", ""] + [f"- {k}: `{v['file']}`: {v['line']}; {v['device']}; {v['date']}"
                                      for k, v in src.items()]
     return "\n".join(out) + "\n"

@@ -40,6 +40,17 @@ def test_every_kernel_row_says_what_is_measured_and_what_predicted(built):
     assert "median |error|" in md and "vector_add_streams" in md
 
 
+def test_kernels_beyond_the_catalog_are_shown_with_their_sets_figures(built):
+    """The corpus comparison's kernels appear with predicted and measured times, and its summary."""
+    import json
+    page, md = built
+    d = json.loads((ROOT / "corpus/results/corpus_compare_h100.json").read_text())
+    assert "Beyond the catalog" in md and f"{d['time_summary']['median_abs_error_pct']:.1f}%" in md
+    for t in d["times"]:
+        assert f"<td class=l>{t['kernel']}</td>" in page
+    assert "Every kernel: predicted vs measured time" in page
+
+
 def test_sources_carry_device_and_date(built):
     page, _ = built
     assert "NVIDIA H100 80GB HBM3" in page and "1980 MHz" in page
