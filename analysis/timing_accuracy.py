@@ -30,6 +30,7 @@ from . import pipeline, registry, simulation
 ROOT = Path(__file__).resolve().parent.parent
 MEASURED = ROOT / "kernels" / "results" / "bench_h100.json"
 PROFILE = ROOT / "analysis" / "results" / "profile_h100.json"
+PARTS = json.loads((ROOT / "analysis" / "profile_metrics.json").read_text())["parts"]
 RANK_GAP = 1.10  # pairs whose measured times differ by more than 10% must be ordered alike
 
 
@@ -44,8 +45,7 @@ def parts_vs_ncu(d: dict, prof: dict | None, size: int) -> dict:
     if not prof or prof.get("size") != size:
         return {"instructions_ratio": None, "dram_ratio": None}
     m, c = prof["metrics"], d["counts"]
-    inst = m.get("smsp__inst_executed.sum")
-    dram = (m.get("dram__bytes_read.sum") or 0) + (m.get("dram__bytes_write.sum") or 0)
+    inst, dram = (sum(m.get(k) or 0 for k in PARTS[part]) for part in ("warp_instructions", "dram_bytes"))
     return {"instructions_ratio": c["warp_instructions"] / inst if inst else None,
             "dram_ratio": (c["dram_read_bytes"] + c["dram_write_bytes"]) / dram if dram else None}
 

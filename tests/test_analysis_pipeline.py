@@ -231,6 +231,14 @@ def test_registry_covers_what_collect_ncu_measured():
     assert compare.judge(coalescing.LOAD_REQUESTS.name, 3, 4)[0] == "MISS"
 
 
+def test_profile_parts_are_collected_metrics():
+    """The metrics the accuracy table judges the model's parts by are among those collect_profile reads."""
+    from analysis import collect_profile, timing_accuracy
+    assert all(METRIC_RE.fullmatch(m) for m in collect_profile.METRICS)
+    for part, names in timing_accuracy.PARTS.items():
+        assert part.startswith("_") or set(names) <= set(collect_profile.METRICS), part
+
+
 def test_models_are_found_not_named():
     """The dispatch and the pipeline neither import a model nor use a model's name as a key."""
     import ast
