@@ -39,18 +39,28 @@ def jaccard(a: set, b: set) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
-def shared_dims(sectors: dict[tuple[int, int, int], set], threshold: float = 0.5) -> tuple[int, ...]:
-    """The grid dimensions along which sampled blocks (by coordinates) load mostly the same sectors."""
+def shared_dims(sectors: dict[tuple[int, int, int], set], threshold: float = 0.5,
+                pairs: int = 64) -> tuple[int, ...]:
+    """The grid dimensions along which sampled blocks (by coordinates) load mostly the same sectors.
+
+    Along each dimension, blocks that agree in the other two coordinates are compared with their
+    next sampled neighbour along it, at most `pairs` comparisons per dimension, so a launch with
+    thousands of sampled blocks costs no more than one with a few."""
     out = []
-    coords = list(sectors)
     for d in range(3):
-        for a in coords:
-            for b in coords:
-                if a < b and a[d] != b[d] and all(a[k] == b[k] for k in range(3) if k != d):
-                    if jaccard(sectors[a], sectors[b]) >= threshold:
-                        out.append(d)
-                        break
-            if d in out:
+        rows: dict[tuple, list] = {}
+        for c in sorted(sectors, key=lambda c: c[d]):
+            rows.setdefault(tuple(c[k] for k in range(3) if k != d), []).append(c)
+        tried = 0
+        for row in rows.values():
+            for a, b in zip(row, row[1:]):
+                if tried == pairs:
+                    break
+                tried += 1
+                if jaccard(sectors[a], sectors[b]) >= threshold:
+                    out.append(d)
+                    break
+            if d in out or tried == pairs:
                 break
     return tuple(out)
 

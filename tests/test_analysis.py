@@ -87,6 +87,14 @@ def test_requests_sectors_totals_and_diagnoses():
     assert tot["l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"] == 5
 
 
+def test_stride_of_a_fraction_of_an_element_between_active_lanes():
+    """Lanes 0, 8, 16, 24 of an 8-wide block one 300-float row apart: 150 B per lane, 37.5 floats."""
+    mask = np.uint32(0x01010101)
+    (g,) = coalescing.analyze_events([warp(BASE + LANES * 150, mask=mask, line=12)])
+    assert g.strides == {37.5: 1.0} and "37.5 elements (150 B between lanes)" in g.diagnosis
+    assert g.sectors == 4 and "threadIdx.x" in g.fix
+
+
 def test_drawings_name_every_sector():
     ex = Example((0, 0, 0), 0, 0xFFFFFFFF, [int(a) for a in BASE + LANES * 8], 4)
     txt = draw.sector_text(ex)

@@ -13,6 +13,14 @@ def test_blocks_of_a_row_loading_one_panel_share_it_along_x():
     assert shared_dims(private) == ()
 
 
+def test_comparisons_are_bounded_however_many_blocks_are_sampled(monkeypatch):
+    from analysis import l2reuse
+    calls = []
+    monkeypatch.setattr(l2reuse, "jaccard", lambda a, b: calls.append(1) or 0.0)
+    gather = {(x, 0, 0): set(range(x, x + 1000)) for x in range(5000)}
+    assert shared_dims(gather, pairs=64) == () and len(calls) <= 64
+
+
 def test_streamed_and_halo_arrays_cost_their_footprint():
     stream = ArrayUse(footprint=64 * MB, offered=64 * MB, shared_dims=())
     halo = ArrayUse(footprint=64 * MB, offered=66 * MB, shared_dims=())

@@ -41,7 +41,7 @@ class RowStats:
     ideal: np.ndarray  # (n,) ceil(distinct bytes / 32)
     bytes: np.ndarray  # (n,) bytes requested (active lanes x size)
     pattern: np.ndarray  # (n,) object: broadcast | unit | stride | runs | scattered | single
-    stride: np.ndarray  # (n,) elements between consecutive lanes where constant
+    stride: np.ndarray  # (n,) float: elements between consecutive lanes where constant
     breaks: np.ndarray  # (n,) stride changes inside the warp
 
 
@@ -68,7 +68,9 @@ def row_stats(addrs: np.ndarray, masks: np.ndarray, size: int) -> RowStats:
     runs = ~constant & (lanes > 2) & (breaks * 4 <= lanes)  # mostly unit stride, a few jumps
     pattern[runs] = "runs"
     pattern[lanes == 1] = "single"
-    elem_stride = np.where(strided & (stride % size == 0), stride // size, np.where(unit, np.sign(stride), 0))
+    # elements between consecutive lanes; a fraction where only some lanes are active (lanes 0, 8, 16
+    # and 24 of a row 150 B long step 37.5 floats per lane)
+    elem_stride = np.where(strided, stride / size, np.where(unit, np.sign(stride), 0.0))
     return RowStats(lanes, sectors, lines, ideal, lanes * size, pattern, elem_stride, breaks)
 
 
@@ -89,7 +91,7 @@ class GlobalInstruction:
     lanes: float = 0.0
     bytes_requested: float = 0.0
     patterns: dict[str, float] = field(default_factory=dict)
-    strides: dict[int, float] = field(default_factory=dict)
+    strides: dict[float, float] = field(default_factory=dict)
     misaligned_requests: float = 0.0
     example: Example | None = None
     diagnosis: str = ""
@@ -144,7 +146,8 @@ def analyze_events(events: list[MemEvent], prov: Provenance | None = None, trace
             gi.patterns[p] = gi.patterns.get(p, 0.0) + float(w[sel].sum())
             if p == "stride":
                 for k in np.unique(rs.stride[sel]):
-                    gi.strides[int(k)] = gi.strides.get(int(k), 0.0) + float(w[sel & (rs.stride == k)].sum())
+                    key = int(k) if float(k).is_integer() else float(k)
+                    gi.strides[key] = gi.strides.get(key, 0.0) + float(w[sel & (rs.stride == k)].sum())
         if gi.example is None:
             gi.example = Example.from_row(ev, 0, trace)
     result = sorted(out.values(), key=lambda g: (g.line, g.pc))
@@ -172,11 +175,11 @@ def diagnose(gi: GlobalInstruction) -> tuple[str, str]:
         return f"unit stride, coalesced{part}: {cost}", ""
     if pat == "stride":
         k = max(gi.strides.items(), key=lambda kv: kv[1])[0] if gi.strides else 0
-        step = abs(k) * gi.size
+        step = round(abs(k) * gi.size)
         if step >= SECTOR:
-            return (f"stride {k} elements ({step} B between lanes){part}: every lane hits its own sector; {cost}",
+            return (f"stride {k:g} elements ({step} B between lanes){part}: every lane hits its own sector; {cost}",
                     FIX_THREADIDX + ", or stage the tile through shared memory and transpose there")
-        return (f"stride {k} elements ({step} B between lanes){part}: each sector serves {SECTOR // step} lanes; {cost}",
+        return (f"stride {k:g} elements ({step} B between lanes){part}: each sector serves {SECTOR // max(step, 1)} lanes; {cost}",
                 "interleaved data (array of structs?): load whole elements with vector loads (float2/float4) "
                 "or store a structure of arrays; or " + FIX_THREADIDX)
     if pat == "runs":
