@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import shlex
+from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
@@ -279,18 +280,28 @@ def block_signature(trace: Trace, block: int) -> tuple:
     return tuple(sig)
 
 
-def refine_1d(g: int, blocks: list[int], signature: Callable[[int], tuple]) -> tuple[list[int], dict[int, float]]:
+REFINE_PROBES = 48  # blocks refine_1d may simulate beyond the plan: a data-dependent grid differs everywhere
+
+
+def refine_1d(g: int, blocks: list[int], signature: Callable[[int], tuple],
+              probes: int = REFINE_PROBES) -> tuple[list[int], dict[int, float], bool]:
     """Sampling of a 1-D grid that stays exact where blocks differ in runs (a grid-stride loop
     gives the first blocks one trip more): between two sampled blocks that did different work,
-    bisect until the change is found; each unsimulated block is then counted as its sampled
-    neighbour on the interior side, which did the same work. Exact when a block's work is
-    piecewise constant in its index with no change hidden between two alike samples."""
+    bisect (breadth first, at most `probes` blocks) until the change is found; each unsimulated
+    block is then counted as its sampled neighbour on the interior side, which did the same work.
+    Exact when a block's work is piecewise constant in its index with no change hidden between two
+    alike samples. Returns (blocks, weights, whether every change was located within `probes`)."""
     edges = {1, g - 2} if g > 3 else set()  # an edge block differs by its bounds: compare inside it
     sig = {b: signature(b) for b in sorted(set(blocks) | edges)}
-    gaps = list(zip(sorted(sig), sorted(sig)[1:]))
+    gaps = deque(zip(sorted(sig), sorted(sig)[1:]))
+    located = True
     while gaps:
-        a, b = gaps.pop()
+        a, b = gaps.popleft()
         if b - a > 1 and sig[a] != sig[b]:
+            if probes == 0:
+                located = False
+                continue
+            probes -= 1
             m = (a + b) // 2
             sig[m] = signature(m)
             gaps += [(a, m), (m, b)]
@@ -299,7 +310,7 @@ def refine_1d(g: int, blocks: list[int], signature: Callable[[int], tuple]) -> t
     for a, b in zip(picks, picks[1:]):
         if b - a > 1:  # equal signatures: the interior-side neighbour stands for the gap
             weights[b if a == 0 else a] += b - a - 1
-    return picks, weights
+    return picks, weights, located
 
 
 def _uneven_interior(trace: Trace, blocks: list[int]) -> tuple[int, int] | None:
@@ -362,9 +373,10 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     blocks, weights = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
     compiled = compile_launch(launch)
     one_d = launch.grid[1] == launch.grid[2] == 1
+    located = True
     if blocks is not None and one_d:
         probe = _function(launch, compiled)
-        blocks, weights = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
+        blocks, weights, located = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
             simulate(launch, compiled, [b], function=probe)[0].trace, b))
     follow = blocks if blocks is not None else _picks(launch.grid, INTERIOR_SAMPLES)[0]
     function = _function(launch, compiled)
@@ -372,6 +384,10 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     trace = result.trace
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
+    if not located:
+        notes.append(f"the blocks of this grid did different work in more places than {REFINE_PROBES} probes could "
+                     "locate (work that depends on the data?): the counts are sampled estimates; --all-blocks gives "
+                     "exact ones")
     if blocks is not None and not one_d and (pair := _uneven_interior(trace, blocks)):
         a, b = (trace.block_coords(x) for x in pair)
         notes.append(f"blocks {a} and {b} were sampled to stand for alike blocks but did different work: "

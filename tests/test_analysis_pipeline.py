@@ -148,12 +148,20 @@ def test_refine_1d_finds_every_change_and_weights_the_rest():
     g = 1000
     kinds = lambda b: "C" if b == g - 1 else ("A" if b < 377 else "B")  # noqa: E731
     asked = []
-    picks, weights = pipeline.refine_1d(g, [0, 250, 750, g - 1], lambda b: asked.append(b) or kinds(b))
-    assert sum(weights.values()) == g and len(asked) < 20
+    picks, weights, located = pipeline.refine_1d(g, [0, 250, 750, g - 1], lambda b: asked.append(b) or kinds(b))
+    assert sum(weights.values()) == g and len(asked) < 20 and located
     counted = {}
     for b, w in weights.items():
         counted[kinds(b)] = counted.get(kinds(b), 0) + w
     assert counted == {"A": 377, "B": g - 1 - 377, "C": 1}
+
+
+def test_refine_1d_is_bounded_where_every_block_differs():
+    """Work that depends on the data differs from block to block: the bisection stops after its
+    probes and says the changes were not all located."""
+    asked = []
+    picks, weights, located = pipeline.refine_1d(4096, [0, 2048, 4095], lambda b: asked.append(b) or b, probes=10)
+    assert not located and len(asked) == 3 + 2 + 10 and sum(weights.values()) == 4096
 
 
 def test_uneven_interior_of_a_2d_grid_is_said(tmp_path):
