@@ -280,7 +280,13 @@ def block_signature(trace: Trace, block: int) -> tuple:
     return tuple(sig)
 
 
+TRACE_BUDGET_BYTES = 2 << 30  # an every-block trace larger than this (estimated from block 0) is sampled instead
 REFINE_PROBES = 48  # blocks refine_1d may simulate beyond the plan: a data-dependent grid differs everywhere
+
+
+def trace_bytes(trace: Trace) -> int:
+    """The memory a trace's arrays hold."""
+    return sum(e.addrs.nbytes + e.masks.nbytes + e.blocks.nbytes + e.warps.nbytes for e in trace.events)
 
 
 def refine_1d(g: int, blocks: list[int], signature: Callable[[int], tuple],
@@ -374,6 +380,15 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     compiled = compile_launch(launch)
     one_d = launch.grid[1] == launch.grid[2] == 1
     located = True
+    extra: list[str] = []
+    total = launch.grid[0] * launch.grid[1] * launch.grid[2]
+    if blocks is None and not all_blocks and total > 1:  # few threads, but each block may do much work
+        first = simulate(launch, compiled, [0], function=_function(launch, compiled))[0].trace
+        need = total * trace_bytes(first)
+        if need > TRACE_BUDGET_BYTES:
+            blocks, weights = _picks(launch.grid, INTERIOR_SAMPLES)
+            extra.append(f"blocks sampled although the launch is small: a trace of every block would take about "
+                         f"{need / 2**30:.1f} GiB of memory (--all-blocks to simulate them all)")
     if blocks is not None and one_d:
         probe = _function(launch, compiled)
         blocks, weights, located = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
@@ -384,6 +399,7 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     trace = result.trace
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
+    notes.extend(extra)
     if not located:
         notes.append(f"the blocks of this grid did different work in more places than {REFINE_PROBES} probes could "
                      "locate (work that depends on the data?): the counts are sampled estimates; --all-blocks gives "

@@ -185,6 +185,20 @@ extern "C" __global__ void uneven(const float* a, float* out) {
     assert any("did different work" in n and "--all-blocks" in n for n in d["notes"]), d["notes"]
 
 
+def test_a_small_launch_of_heavy_blocks_is_sampled_not_held_whole(monkeypatch):
+    """Few threads but much work per block (an all-pairs loop): when block 0's trace times the
+    blocks exceeds the budget, the blocks are sampled and the notes say why."""
+    need_nvrtc()
+    launch = pipeline.resolve_catalog("sgemm_naive", 128, {}, get_gpu(None))
+    whole = pipeline.simulate_sampled(launch)
+    assert whole.weights == {} and not any("GiB" in n for n in whole.notes)
+    per_block = pipeline.trace_bytes(whole.result.trace) / 16
+    monkeypatch.setattr(pipeline, "TRACE_BUDGET_BYTES", int(4 * per_block))
+    sampled = pipeline.simulate_sampled(launch)
+    assert sampled.weights and sum(sampled.weights.values()) == 16
+    assert any("would take about" in n and "--all-blocks" in n for n in sampled.notes), sampled.notes
+
+
 def test_pipeline_compiles_for_the_gpu_rows_compute_capability():
     need_nvrtc()
     for key in ("A100", "H100-SXM", "RTX4090"):
