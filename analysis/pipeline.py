@@ -381,16 +381,16 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     one_d = launch.grid[1] == launch.grid[2] == 1
     located = True
     extra: list[str] = []
-    total = launch.grid[0] * launch.grid[1] * launch.grid[2]
-    if blocks is None and not all_blocks and total > 1:  # few threads, but each block may do much work
-        first = simulate(launch, compiled, [0], function=_function(launch, compiled))[0].trace
-        need = total * trace_bytes(first)
+    probe = None  # one parsed kernel for every probe launch
+    if blocks is None and not all_blocks and launch.blocks > 1:  # few threads, but each block may do much work
+        probe = _function(launch, compiled)
+        need = launch.blocks * trace_bytes(simulate(launch, compiled, [0], function=probe)[0].trace)
         if need > TRACE_BUDGET_BYTES:
             blocks, weights = _picks(launch.grid, INTERIOR_SAMPLES)
             extra.append(f"blocks sampled although the launch is small: a trace of every block would take about "
                          f"{need / 2**30:.1f} GiB of memory (--all-blocks to simulate them all)")
     if blocks is not None and one_d:
-        probe = _function(launch, compiled)
+        probe = probe or _function(launch, compiled)
         blocks, weights, located = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
             simulate(launch, compiled, [b], function=probe)[0].trace, b))
     follow = blocks if blocks is not None else _picks(launch.grid, INTERIOR_SAMPLES)[0]
