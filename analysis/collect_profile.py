@@ -2,7 +2,7 @@
 and at the device's own clocks, for the catalog and the corpus.
 
     python -m analysis.collect_profile [--out analysis/results/profile_h100.json] [--kernels a,b]
-                                       [--set corpus|holdout|none]
+                                       [--set corpus|holdout|holdout2|none]
 
 Why: the timing model predicts CUDA-event time from counts and rates; when a prediction
 misses, these figures say which of its parts missed (the clock the kernel really ran at,
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m analysis.collect_profile", description=__doc__.splitlines()[0])
     p.add_argument("--out", default=str(RESULTS / "profile_h100.json"), help="the JSON file to write")
     p.add_argument("--kernels", help="comma-separated names (catalog or corpus; default: all of both)")
-    p.add_argument("--set", default="corpus", choices=("corpus", "holdout", "none"),
+    p.add_argument("--set", default="corpus", choices=("corpus", "holdout", "holdout2", "none"),
                    help="the corpus set profiled after the catalog (none: the catalog only)")
     p.add_argument("--no-catalog", action="store_true", help="the corpus set only")
     p.add_argument("--timeout", type=float, default=240, help="seconds allowed per ncu process")

@@ -3,6 +3,7 @@ maps a set's name to its manifest module (CORPUS, BY_NAME, get, SMS) and to its 
 
 * corpus: corpus/manifest.py, the out-of-sample corpus the model developers have seen.
 * holdout: corpus/holdout/manifest.py, the held-out set they have not.
+* holdout2: corpus/holdout2/manifest.py, the second held-out set, which they have not seen either.
 """
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ import importlib
 from pathlib import Path
 from types import ModuleType
 
-SETS = {"corpus": "corpus.manifest", "holdout": "corpus.holdout.manifest"}
-TITLES = {"corpus": "The corpus", "holdout": "The held-out set"}
+SETS = {"corpus": "corpus.manifest", "holdout": "corpus.holdout.manifest", "holdout2": "corpus.holdout2.manifest"}
+TITLES = {"corpus": "The corpus", "holdout": "The held-out set", "holdout2": "The second held-out set"}
 DEFAULT = "corpus"
 RESULTS = Path(__file__).resolve().parent / "results"
 

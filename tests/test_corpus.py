@@ -1,5 +1,5 @@
-"""The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out set
-(corpus/holdout/). Every kernel compiles with NVRTC, its manifest entry is complete and
+"""The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out sets
+(corpus/holdout/, corpus/holdout2/). Every kernel compiles with NVRTC, its manifest entry is complete and
 consistent with its source, it computes its reference in cudasim at a small size (or cudasim
 refuses it, as recorded), and the committed results give a unit and a protocol for every figure."""
 import json
@@ -31,6 +31,11 @@ SMALL = {
                 "nbody_accel": 512, "black_scholes": 2000, "maxpool2d_forward": 1, "matrix_add_2d_bad_map": 40,
                 "scan_warp_shuffle": 3000, "transpose_tiled_f64": 40, "murmur3_32": 3000, "gemv_shared_x": 40,
                 "sobel_u8": 64, "collatz_steps": 3000, "histogram_global_atomic": 20000},
+    "holdout2": {"rgb_to_gray": 48, "aos_particles": 3000, "embedding_lookup": 40, "bilinear_resize": 32,
+                 "game_of_life": 48, "conv2d_naive_3x3": 48, "floyd_warshall_step": 40, "kmeans_assign": 3000,
+                 "mandelbrot": 128, "monte_carlo_pi": 1 << 18, "stream_compact_atomic": 20000,
+                 "weighted_histogram_float": 20000, "ell_spmv": 300, "popcount_reduce": 20000,
+                 "gaussian_blur_rows": 128, "dot_double_shared": 20000},
 }
 # kernels cudasim refuses as their authors wrote them (each recorded in the comparison), with why
 REFUSED: dict[tuple[str, str], str] = {}
@@ -38,6 +43,7 @@ REFUSED: dict[tuple[str, str], str] = {}
 
 def test_sets_are_large_enough_and_names_are_unique():
     assert len(load_set("corpus").CORPUS) >= 12 and len(load_set("holdout").CORPUS) >= 16
+    assert len(load_set("holdout2").CORPUS) >= 16
     names = [n for _, n in CASES]
     assert len(set(names)) == len(names)  # unique within and across the sets
     patterns = [load_set(s).get(n).pattern for s, n in CASES]
@@ -46,9 +52,11 @@ def test_sets_are_large_enough_and_names_are_unique():
         m = load_set(s)
         assert m.BY_NAME == {k.name: k for k in m.CORPUS} and m.SMS == manifest.SMS
         assert set(SMALL[s]) <= set(m.BY_NAME)
-    assert set(SMALL["holdout"]) == set(load_set("holdout").BY_NAME)  # every held-out kernel is simulated
+    for s in ("holdout", "holdout2"):  # every held-out kernel is simulated
+        assert set(SMALL[s]) == set(load_set(s).BY_NAME)
     simulated = [n for n in SMALL["holdout"] if ("holdout", n) not in REFUSED]
     assert len(simulated) >= 14
+    assert all(("holdout2", n) not in REFUSED for n in SMALL["holdout2"])
     with pytest.raises(KeyError):
         load_set("nope")
     assert measured_path("holdout").name == "holdout_h100.json"
@@ -146,6 +154,37 @@ def test_holdout_integer_references():
         return s
     assert c.reference(d).tolist() == [steps(v) for v in range(27, 527)]
     assert c.reference(d)[0] == 111  # 27 takes 111 steps
+
+
+def test_holdout2_stream_compaction_keeps_the_multiset():
+    """The manifest verifies the count; the kept elements, in whatever order the atomics gave
+    them, are checked here as a multiset (the rest of the output untouched)."""
+    need_nvrtc()
+    from cudasim import InOut, SourceModule
+    k = load_set("holdout2").get("stream_compact_atomic")
+    n = SMALL["holdout2"][k.name]
+    f = SourceModule(k.path.read_text(), no_extern_c=True, filename=k.source).get_function(k.entry)
+    d = k.make_inputs(n, 2)
+    grid, block, shared = k.launch(n, 4)
+    f(*[InOut(v) if isinstance(v, np.ndarray) else v for v in k.args(d)], block=block, grid=grid, shared=shared)
+    kept = np.sort(d["in"][d["in"] > d["threshold"]])
+    count = int(d["count"][0])
+    assert count == len(kept) > 0
+    assert np.array_equal(np.sort(d["out"][:count]), kept) and np.isnan(d["out"][count:]).all()
+
+
+def test_holdout2_fma_emulation_rounds_once():
+    """The Mandelbrot reference's fmaf: correctly rounded against exact rational arithmetic."""
+    from fractions import Fraction
+    from corpus.holdout2.manifest import _fma32
+    rng = np.random.default_rng(5)
+    a, b, c = (rng.standard_normal(3000).astype(np.float32) for _ in range(3))
+    a[:2], b[:2], c[:2] = 1 + 2.0 ** -12, 1 + 2.0 ** -12, [2.0 ** -60, -(2.0 ** -60)]  # ties broken below float64
+    got = _fma32(a, b, c)
+    for x, y, z, g in zip(a, b, c, got):
+        exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
+        near = [np.nextafter(g, np.float32(-np.inf)), g, np.nextafter(g, np.float32(np.inf))]
+        assert min(abs(Fraction(float(v)) - exact) for v in near) == abs(Fraction(float(g)) - exact)
 
 
 def test_launch_bounds_signature():
