@@ -961,3 +961,49 @@ extern "C" __global__ void __launch_bounds__(256, 8) l2_random(int iters, const 
   if (acc == -1.f) sink[0] = acc;  // the buffer holds 1.0f: never taken
   STAMP_END(st)
 }
+
+// ---------------------------------------------------------------------------------------------
+// Global atomics by address pattern. Every thread adds 1 to `iters` words of a table of
+// mask + 1 words (a power of two), result unused (REDG.E.ADD), words chosen by a hash of
+// (key, i): mode 0 each lane its own random word (key: the thread), mode 1 one random word for
+// the whole warp (key: the warp), mode 2 one random 128-byte line per warp with lane l on its
+// word l (key: the warp). The table stays in L2; what limits them is the L2's atomic units:
+// updates to one word serialize, a warp's lanes on one word combine, its lanes on one line
+// travel as one request.
+extern "C" __global__ void atomic_global_pattern(unsigned* t, int iters, unsigned mask, int mode) {
+  unsigned tid = blockIdx.x * blockDim.x + threadIdx.x, lane = threadIdx.x & 31u;
+  unsigned key = mode == 0 ? tid : tid >> 5;
+#pragma unroll 1
+  for (int i = 0; i < iters; i++) {
+    unsigned h = fmix32(key * 0x9E3779B9u + (unsigned)i);
+    unsigned w = mode == 2 ? (((h & mask) & ~31u) | lane) : (h & mask);
+    atomicAdd(t + w, 1u);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DRAM traffic by how much of each line a warp touches: a rows x cols float matrix (row-major,
+// much larger than L2) walked by a 2D grid with threadIdx.x on the rows and threadIdx.y on the
+// columns. A block of (X, 256 / X) threads: a warp's lanes cover X rows x 32 / X consecutive
+// floats, so X = 1 is the coalesced walk and X = 32 puts every lane on a line of its own (the
+// blocks with the next blockIdx.y fill the rest of each line, at about the same time).
+extern "C" __global__ void grid2d_read(const float* a, float* sink, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x, col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols) {
+    float v = a[(size_t)row * cols + col];
+    if (v == -1.f) sink[0] = v;  // the matrix holds zeros: never taken
+  }
+}
+
+extern "C" __global__ void grid2d_write(float* c, int rows, int cols, float v) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x, col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols) c[(size_t)row * cols + col] = v;
+}
+
+extern "C" __global__ void grid2d_add(const float* a, const float* b, float* c, int rows, int cols) {
+  int row = blockIdx.x * blockDim.x + threadIdx.x, col = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < rows && col < cols) {
+    size_t i = (size_t)row * cols + col;
+    c[i] = a[i] + b[i];
+  }
+}

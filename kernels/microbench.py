@@ -58,7 +58,8 @@ import numpy as np
 SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
 GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
-          "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates"]
+          "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates",
+          "atomic_patterns", "grid2d"]
 FFMA_ARGS = (np.float32(0.9999), np.float32(1e-4))  # b < 1, c > 0: fp32_ffma's x stays positive
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
@@ -1069,10 +1070,76 @@ def m_l2_rates(b: Bench) -> None:
     big.free()
 
 
+ATOMIC_WORDS = (32, 256, 1024, 8192, 1 << 16, 1 << 22)  # table sizes of atomic_global_pattern (16 MiB at most: L2)
+ATOMIC_MODES = ((0, "lane", "each lane its own random word"), (1, "warp", "one random word per warp, all lanes on it"),
+                (2, "line", "one random line per warp, lane l on its word l"))
+
+
+def m_atomic_patterns(b: Bench) -> None:
+    """Global atomics (REDG.E.ADD) by how many words and lines a warp's lanes hit and how many words the grid shares."""
+    cuda = b.cuda
+    blocks, threads = b.sms * 8, 256
+    nthr = blocks * threads
+    fn = b.f("atomic_global_pattern")
+    t = cuda.mem_alloc(4 * max(ATOMIC_WORDS))
+    for mode, kind, what in ATOMIC_MODES:
+        for words in ATOMIC_WORDS[:2] if b.quick else ATOMIC_WORDS:
+            def run(n, words=words, mode=mode):
+                fn(t, np.int32(n), np.uint32(words - 1), np.int32(mode), block=(threads, 1, 1), grid=(blocks, 1))
+
+            cuda.memset_d32(t, 0, words)
+            run(2)
+            got = np.empty(words, np.uint32)
+            cuda.memcpy_dtoh(got, t)
+            ok = int(got.sum(dtype=np.uint64)) == 2 * nthr
+            n = b.calibrate(run, 2, target_ms=b.target_ms / 3)
+            ms = b.time(lambda i: run(n))
+            ops = float(nthr) * n
+            b.fig(f"atomic_{kind}_{words}", ops / ms / 1e6, "Gatomic/s",
+                  f"atomic_global_pattern mode {mode}: atomicAdd(t + word, 1), result unused (REDG.E.ADD), {what}, over "
+                  f"a table of {words} words (the whole grid shares it; L2-resident); {blocks} blocks x {threads} "
+                  f"threads, {n} per thread; thread-level atomics / event time; warp_requests_per_s: the same per "
+                  "warp instruction; checked (the table's sum)",
+                  warp_requests_per_s=ops / 32 / (ms * 1e-3), words=words, mode=mode, ms=ms, iters=n, verified=ok)
+    t.free()
+
+
+GRID2D_X = (1, 2, 4, 8, 16, 32)  # threads of a block along the rows: a warp covers X rows x 32 / X floats
+
+
+def m_grid2d(b: Bench) -> None:
+    """DRAM rates when each warp touches 128 / X bytes of each of X rows (grid2d_*: a 2D grid, threadIdx.x on rows)."""
+    cuda = b.cuda
+    rows = cols = 4096 if b.quick else 8192
+    nbytes = rows * cols * 4
+    bufs = [cuda.mem_alloc(nbytes) for _ in range(3)]
+    for m in bufs:
+        cuda.memset_d32(m, 0, rows * cols)
+    rd, wr, add = b.f("grid2d_read"), b.f("grid2d_write"), b.f("grid2d_add")
+    for x in GRID2D_X:
+        block = (x, 256 // x, 1)
+        grid = (rows // x, cols // (256 // x))
+        for name, launch, moved in (
+                ("read", lambda i: rd(bufs[i % 3], b.sink, np.int32(rows), np.int32(cols), block=block, grid=grid), 1),
+                ("write", lambda i: wr(bufs[i % 3], np.int32(rows), np.int32(cols), np.float32(0), block=block,
+                                       grid=grid), 1),
+                ("add", lambda i: add(bufs[i % 3], bufs[(i + 1) % 3], bufs[(i + 2) % 3], np.int32(rows),
+                                      np.int32(cols), block=block, grid=grid), 3)):
+            ms = b.time(launch)
+            b.fig(f"grid2d_{name}_x{x}", moved * nbytes / ms / 1e6, "GB/s",
+                  f"grid2d_{name}: a {rows} x {cols} float matrix ({nbytes >> 20} MiB per array, buffers rotated so no "
+                  f"launch finds its data in L2), blocks of ({x}, {256 // x}) threads with threadIdx.x on the rows: a "
+                  f"warp touches {128 // x} bytes in each of {x} rows; {grid[0]} x {grid[1]} blocks; bytes moved "
+                  "(each array once) / event time", ms=ms, block=list(block), grid=list(grid), x=x)
+    for m in bufs:
+        m.free()
+
+
 MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compute": m_compute, "tensor": m_tensor,
             "latency": m_latency, "atomics": m_atomics, "launch": m_launch, "hostlink": m_hostlink,
             "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier,
-            "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates}
+            "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates,
+            "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d}
 
 
 # ------------------------------------------------------------------------------------------------
