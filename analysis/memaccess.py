@@ -14,25 +14,28 @@ wavefront, no data).
   load bypasses L1 (.STRONG: ld.global.cg and kin); the lines with a missing sector go to
   L2, and a share `dram_read` of the missing sectors' bytes to DRAM (the kernel's DRAM bytes
   over its L2-bound bytes); stores send every line to L2 and `dram_write` of their bytes to
-  DRAM.
+  DRAM. DRAM charges a line's random-access cost once per block, to the request that first
+  brings it (the block's warps take their sectors of a line in one visit: kernels.microbench
+  grid2d_*);
+* global atomics also queue at the L2's atomic units they reach (analysis.atomics).
 """
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 
 import numpy as np
 
 from cudasim.trace import MemEvent, Trace
 
+from . import atomics
 from .common import SECTOR, active_lanes
 from .models.banks import bank_rows
 from .sass import Listing, SassInstruction
 from .smsim import Access
 
 _KEY = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "ATOMS": ("shared", "atom"), "LDG": ("global", "ld"),
-        "STG": ("global", "st"), "LD": ("generic", "ld"), "ST": ("generic", "st"), "RED": ("global", "red"),
-        "REDG": ("global", "red"), "ATOMG": ("global", "atom"), "ATOM": ("generic", "atom"),
+        "STG": ("global", "st"), "LD": ("generic", "ld"), "ST": ("generic", "st"), "RED": ("generic", "atom"),
+        "REDG": ("global", "atom"), "ATOMG": ("global", "atom"), "ATOM": ("generic", "atom"),
         "LDL": ("local", "ld"), "STL": ("local", "st")}
 
 
@@ -41,13 +44,22 @@ def bypass_keys(listing: Listing) -> frozenset[tuple]:
     return frozenset(sass_key(x) for x in listing.instructions if x.op in ("LDG", "LD") and "STRONG" in x.mods)
 
 
+def leader_elected(listing: Listing, window: int = 8) -> frozenset[int]:
+    """The global atomics ptxas issues from one elected lane per address (a UFLO shortly before: the warp's
+    lanes on a uniform address summed by VOTEU/POPC first)."""
+    ins = listing.instructions
+    return frozenset(i for i, x in enumerate(ins) if x.op in ("REDG", "RED", "ATOMG", "ATOM")
+                     and any(y.op == "UFLO" for y in ins[max(0, i - window):i]))
+
+
 def sass_key(ins: SassInstruction) -> tuple[int, str, str] | None:
     k = _KEY.get(ins.op)
     return None if k is None else (ins.line, *k)
 
 
 def _event_key(ev: MemEvent) -> tuple[int, str, str]:
-    return ev.line, "generic" if ev.generic else ev.space, ev.op
+    """PTX red and atom are one kind here: ptxas turns an atom whose result is unused into a RED."""
+    return ev.line, "generic" if ev.generic else ev.space, "atom" if ev.op == "red" else ev.op
 
 
 def _lines_sectors(addrs: np.ndarray, act: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -91,32 +103,42 @@ class BlockAccesses:
             else:
                 act = active_lanes(ev.masks[sel])
                 first, last = _lines_sectors(ev.addrs[sel], act, ev.size)
+                atomic = ev.op in ("atom", "red")
                 for j in range(len(sel)):
                     secs = np.unique(np.concatenate([first[j][act[j]], last[j][act[j]]]))
-                    keyed.append((int(occ[j]), ev.pc, int(warps[j]), key, (ev.op, secs)))
+                    words = ev.addrs[sel[j]][act[j]].astype(np.int64) if atomic else None
+                    keyed.append((int(occ[j]), ev.pc, int(warps[j]), key, (ev.op, secs, words)))
         keyed.sort(key=lambda x: (x[0], x[1], x[2]))
         resident: set[int] = set()
+        opened = {"ld": set(), "st": set()}  # the lines the block's loads / stores have reached DRAM for
         for occ, pc, w, key, item in keyed:
             if isinstance(item, Access):
                 self.rows[key][w].append(item)
                 continue
-            op, secs = item
-            lines = len(np.unique(secs >> 2)) if len(secs) else 0
+            op, secs, words = item
+            line_set = set((secs >> 2).tolist())
             if op == "ld":
                 miss = secs.tolist() if key in bypass else [s for s in secs.tolist() if s not in resident]
                 resident.update(secs.tolist())
                 self.load_miss_bytes += len(miss) * SECTOR
-                self.rows[key][w].append(("ld", lines, len(miss), len({s >> 2 for s in miss}), len(secs)))
+                miss_lines = {s >> 2 for s in miss}
+                new = miss_lines - opened["ld"]
+                opened["ld"] |= miss_lines
+                self.rows[key][w].append(("ld", len(line_set), len(miss), len(miss_lines), len(secs), len(new), None))
             else:
                 self.store_bytes += len(secs) * SECTOR
-                self.rows[key][w].append((op, lines, 0, lines, len(secs)))
+                new = line_set - opened["st"]
+                opened["st"] |= line_set
+                self.rows[key][w].append((op, len(line_set), 0, len(line_set), len(secs), len(new), words))
 
     def for_warp(self, listing: Listing, stream: list[int], warp: int, dram_read: float, dram_write: float,
-                 shfl_latency: float) -> list[Access]:
+                 shfl_latency: float, units: atomics.Units | None = None, unit_clk: float = 0.0) -> list[Access]:
         """The Access of each memory instruction (and shuffle) in `stream`, in order: a share `dram_read` of
         the loads that miss in L1, and `dram_write` of the stores, go to DRAM (whole requests, the share
-        carried from one to the next)."""
+        carried from one to the next); a global atomic also costs the L2 atomic units `units` it reaches,
+        `unit_clk` cycles of this SM per ns of a unit's time (the clock times the SMs that share them)."""
         ins = listing.instructions
+        leaders = leader_elected(listing) if units is not None else frozenset()
         taken: dict[tuple, int] = defaultdict(int)
         carry = self.carry  # the DRAM share carried from one request to the next, across the block's warps
         out = []
@@ -138,7 +160,7 @@ class BlockAccesses:
             if isinstance(row, Access):
                 out.append(row)
                 continue
-            op, lines, miss, miss_lines, sectors = row
+            op, lines, miss, miss_lines, sectors, new_lines, words = row
             # whole requests go to DRAM, in the share the kernel's DRAM bytes call for (a request waits for
             # its slowest sector: spreading a fraction over every request would make each one a DRAM trip)
             share = dram_read if op == "ld" else dram_write
@@ -146,14 +168,21 @@ class BlockAccesses:
             to_dram = carry >= 1.0 - 1e-9 and (miss if op == "ld" else sectors) > 0
             if to_dram:
                 carry -= 1.0
+            # DRAM opens a line once for the block (the sectors its warps take from one line are one visit)
+            opened = float(new_lines) if to_dram else 0.0
             if op == "ld":
                 dram = miss * SECTOR if to_dram else 0.0
                 level = 1 if miss == 0 else (3 if to_dram else 2)
                 out.append(Access(float(max(lines, 1)), float(miss_lines), float(dram), level,
-                                  l2_bytes=float(miss * SECTOR)))
+                                  l2_bytes=float(miss * SECTOR), dram_lines=opened))
             else:
                 dram = sectors * SECTOR if to_dram else 0.0
+                serial = ()
+                if words is not None and units is not None and unit_clk > 0:
+                    # a leader-elected atomic (ptxas's VOTEU/UFLO) sends each address once
+                    lanes = np.unique(words) if i in leaders else words
+                    serial = tuple((u, ns * unit_clk) for u, ns in atomics.costs(lanes, units))
                 out.append(Access(float(max(lines, 1)), float(lines), float(dram), 2 if op == "atom" else 0,
-                                  l2_bytes=float(sectors * SECTOR)))
+                                  l2_bytes=float(sectors * SECTOR), dram_lines=opened, serial=serial))
         self.carry = carry
         return out

@@ -6,7 +6,8 @@ cycle a scheduler may issue one instruction of one of its warps whose operands a
 load completes) and whose pipe is free (each pipe accepts a warp instruction every
 `interval` cycles); it prefers the warp it issued last, then the oldest. Shared by the four:
 the L1/shared data stage (one 128-byte wavefront per cycle), and this SM's share of L2 and
-DRAM bandwidth, each a first-come first-served server ahead of a fixed latency. A barrier
+DRAM bandwidth, each a first-come first-served server ahead of a fixed latency, and after L2
+the atomic units a global atomic reaches (analysis.atomics), whose time the chip shares. A barrier
 releases its block's warps once every warp still running has arrived. When a block's warps
 have all exited, the next block takes its place.
 
@@ -58,6 +59,8 @@ class Access:
     level: int = 0
     latency: float = 0.0  # shared memory, atomics: the latency after the data stage
     l2_bytes: float = 0.0  # the bytes of the sectors that go to L2
+    dram_lines: float = 0.0  # the lines DRAM opens for it: those the block had not yet touched
+    serial: tuple = ()  # global atomics: (unit, cycles) on the L2's atomic units the whole chip shares
 
 
 @dataclass
@@ -106,6 +109,7 @@ class Result:
     dram: float  # busy cycles of this SM's DRAM share
     idle: dict[str, float] = field(default_factory=dict)  # scheduler-cycles idle, by what was waited for
     deadlock: bool = False
+    atomic_units: float = 0.0  # busy cycles of the busiest L2 atomic unit, this SM's share
 
 
 def simulate(ops: list[Op], warps: list[WarpWork], resident: int, blocks: int, mem: Memory,
@@ -134,6 +138,8 @@ def simulate(ops: list[Op], warps: list[WarpWork], resident: int, blocks: int, m
     busy = [0.0] * npipes
     idle = [0.0] * 8
     free = {"l1": 0.0, "l2": 0.0, "dram": 0.0}
+    units: dict[int, float] = {}  # when each L2 atomic unit (analysis.atomics) is next free
+    unit_busy: dict[int, float] = {}
     usage = {"l1": 0.0, "l2": 0.0, "dram": 0.0}
     # live warps: per slot lists (fast indexing)
     stream: list = []
@@ -307,12 +313,19 @@ def simulate(ops: list[Op], warps: list[WarpWork], resident: int, blocks: int, m
                         done_at, tag = e2 + lat_l2, _W_L2
                     if a.dram_bytes > 0:
                         s3 = free["dram"] if free["dram"] > e2 else e2
-                        c3 = max(a.dram_bytes * drc, a.lines * dlc)
+                        c3 = max(a.dram_bytes * drc, a.dram_lines * dlc)
                         e3 = s3 + c3
                         free["dram"] = e3
                         usage["dram"] += c3
                         if a.level >= 3:
                             done_at, tag = e3 + lat_dram + (spread(a.lines) if sigma else 0.0), _W_DRAM
+                    for unit, c4 in a.serial:  # global atomics: after L2, each unit in turn
+                        s4 = units.get(unit, 0.0)
+                        s4 = s4 if s4 > e2 else e2
+                        units[unit] = s4 + c4
+                        unit_busy[unit] = unit_busy.get(unit, 0.0) + c4
+                        if kind == LOAD and s4 + c4 + lat_l2 > done_at:
+                            done_at, tag = s4 + c4 + lat_l2, _W_L2
         if o.stall >= 0:
             next_ok[w] = e + (o.stall if o.stall > 1 else 1)
             if o.write_barrier < 6:
@@ -354,6 +367,7 @@ def simulate(ops: list[Op], warps: list[WarpWork], resident: int, blocks: int, m
     if launched < blocks or len(done_times) < blocks:
         deadlock = True
     # the kernel ends once its last block has finished and the stores still in flight have drained
-    end = max(max(done_times) if done_times else 0.0, free["l2"], free["dram"])
+    end = max(max(done_times) if done_times else 0.0, free["l2"], free["dram"], max(units.values(), default=0.0))
     return Result(end, done_times, issued, {p: busy[p] for p in range(npipes) if busy[p]}, usage["l1"],
-                  usage["l2"], usage["dram"], {WAITS[i]: idle[i] for i in range(8) if idle[i]}, deadlock)
+                  usage["l2"], usage["dram"], {WAITS[i]: idle[i] for i in range(8) if idle[i]}, deadlock,
+                  max(unit_busy.values(), default=0.0))

@@ -9,10 +9,12 @@ SASS each warp issues (analysis.sassflow) and what each of its memory instructio
 as occupancy allows, instruction by instruction (analysis.smsim): four schedulers, each pipe's
 measured issue interval and dependent latency, the L1/shared data stage, and this SM's share
 of L2 and DRAM bandwidth (the launch's busy SMs share them evenly) ahead of their measured
-latencies. The busiest SM's time, at the clock, plus what the bench protocol adds to a kernel's
+latencies, and the L2 atomic units global atomics reach (analysis.atomics). A server's busy time
+per block bounds the pace at which blocks are extrapolated: stores and atomics nobody waits for
+still queue. The busiest SM's time, at the clock, plus what the bench protocol adds to a kernel's
 own time (events around a launch from Python, by its argument count), is the prediction. Every rate and latency is the GPU row's
-(cudasim/gpus.json, measured by kernels.microbench on the H100); nothing is fitted to
-kernels' times.
+(cudasim/gpus.json, measured by kernels.microbench on the H100, the atomic units' constants fitted
+to its atomic patterns); nothing is fitted to kernels' times.
 
 Bench sizes are simulated at two smaller sizes of the same kernel and the SM's cycles
 extrapolated linearly in the size (analysis.simulation); a launch with more blocks per SM than
@@ -25,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import l2reuse, memaccess, sassflow, sassops, smsim
-from ..common import LINE, SECTOR, Metric, Model, Sample, Simulation, View, active_lanes, provenance, row_weights
+from .. import atomics, l2reuse, memaccess, sassflow, sassops, smsim
+from ..common import SECTOR, Metric, Model, Sample, Simulation, View, active_lanes, provenance, row_weights
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
 RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm",
@@ -37,7 +39,9 @@ RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm
          "l2_gbs", "l2_load_gbs", "l2_load_line_gps", "l2_store_line_gps", "l2_store_gbs", "latency_l2_clk",
          "l2_random_capacity_mb", "dram_read_gbs", "dram_write_gbs", "dram_copy_gbs", "dram_random_gps",
          "latency_dram_clk", "dram_queue_clk", "dram_sigma_clk",
-         "launch_us", "launch_per_arg_us", "block_launch_clk", "block_launch_clk_1024")
+         "launch_us", "launch_per_arg_us", "block_launch_clk", "block_launch_clk_1024",
+         "atomic_chunk_bytes", "atomic_line_ns", "atomic_lane_ns", "atomic_repeat_ns", "atomic_same_line_ns",
+         "atomic_same_line_repeat_ns")
 SIM_BLOCKS = 16  # at least this many blocks (and three waves) are simulated before the pace is extrapolated
 SIM_INSTRUCTIONS = 400_000  # warp instructions one SM simulation may issue, beyond two waves
 _RESOURCE = {"fma": "fp32 pipe", "imad": "IMAD pipe", "alu": "integer/logic pipe", "fp64": "fp64 pipe",
@@ -178,6 +182,11 @@ def representative(s: Sample) -> int:
     return blocks[len(blocks) // 2]
 
 
+def _units(r: dict[str, float]) -> atomics.Units:
+    return atomics.Units(int(r["atomic_chunk_bytes"]), r["atomic_line_ns"], r["atomic_lane_ns"], r["atomic_repeat_ns"],
+                         r["atomic_same_line_ns"], r["atomic_same_line_repeat_ns"])
+
+
 @dataclass
 class Prepared:
     """One sample, ready for the SM: each warp's SASS stream, its memory accesses, the memory totals."""
@@ -210,10 +219,12 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     """One SM running `busiest` blocks of this sample's program: cycles, resources' busy cycles, counts.
     `f_rd` / `f_wr`: the share of L1-missing load bytes / stored bytes that DRAM moves, at `dram_rate`."""
     s, streams = p.sample, p.streams
-    warps = [smsim.WarpWork(st, p.accesses.for_warp(s.listing, st, w, f_rd, f_wr, r["shfl_latency"]))
+    clk = r["sm_clock_mhz"] * 1e6
+    units = _units(r)
+    unit_clk = clk * 1e-9 * active_sms  # a unit's ns, in this SM's cycles: every busy SM queues there alike
+    warps = [smsim.WarpWork(st, p.accesses.for_warp(s.listing, st, w, f_rd, f_wr, r["shfl_latency"], units, unit_clk))
              for w, st in enumerate(streams)]
     ops = sassops.decode(s.listing.instructions, r)
-    clk = r["sm_clock_mhz"] * 1e6
     per_sm = 1.0 / active_sms / clk  # a chip-wide rate per second -> this SM's share per cycle
 
     def memory(u: float) -> smsim.Memory:
@@ -262,6 +273,9 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     if busiest > n:
         done = sorted(res.block_done)
         pace = (done[full - 1] - done[full - 1 - resident]) / resident
+        # a server's busy time per block bounds the pace too: stores and atomics that no warp waits for
+        # still queue there, and in the steady state the SM cannot outrun them
+        pace = max(pace, *(busy / n for busy in (res.l2, res.dram, res.atomic_units, res.data_stage)))
         cycles += (busiest - n) * pace
     k = busiest / max(n, 1)
     per_pipe: dict[str, float] = {}
@@ -277,7 +291,7 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     nb = s.blocks_total
     t = p.totals
     return {"cycles": cycles, "issued": res.issued * k, "pipes": per_pipe, "l1": res.data_stage * k,
-            "l2": res.l2 * k, "dram": res.dram * k, "idle": {w: v * k for w, v in res.idle.items()},
+            "l2": res.l2 * k, "dram": res.dram * k, "atomic_units": res.atomic_units * k, "idle": {w: v * k for w, v in res.idle.items()},
             "warp_instructions_per_block": sum(len(st) for st in streams), "pipe_instructions_per_block": counts,
             "totals_per_block": {key: t[key] / nb for key in ("ld_requests", "ld_sectors", "ld_lines", "st_requests",
                                                                "st_sectors", "st_lines")},
@@ -358,7 +372,8 @@ def analyze(sim: Simulation) -> dict:
     total_us = body_us + launch_us
     util = {"issue": run["issued"] / (4 * cycles) if cycles else 0.0,
             "L1/shared wavefronts": run["l1"] / cycles if cycles else 0.0,
-            "L2": run["l2"] / cycles if cycles else 0.0, "DRAM": run["dram"] / cycles if cycles else 0.0}
+            "L2": run["l2"] / cycles if cycles else 0.0, "DRAM": run["dram"] / cycles if cycles else 0.0,
+            "L2 atomic units": run.get("atomic_units", 0.0) / cycles if cycles else 0.0}
     for name, b in run["pipes"].items():
         util[name] = b / (4 * cycles) if cycles else 0.0
     idle = run["idle"]
@@ -413,6 +428,8 @@ def advice(limiter: str, us: dict, body: float, waits: dict, warps: int) -> list
     says = {
         "DRAM": "DRAM-bound: only fewer bytes help (fuse, compress, reuse through shared memory)",
         "L2": "L2-bound: too many 128-B line requests; coalesce so a warp's lanes share lines",
+        "L2 atomic units": "atomic-bound: global atomics queue at the few L2 units that hold their addresses; "
+                           "combine in shared memory or registers first (privatize), then one atomic per block",
         "L1/shared wavefronts": "L1/shared-bound: wavefronts (uncoalesced lines or bank conflicts) serialize; "
                                 "coalesce global accesses, pad or swizzle shared arrays",
         "issue": "issue-bound: every instruction costs a scheduler slot; fewer instructions per FLOP "

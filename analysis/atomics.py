@@ -1,0 +1,188 @@
+"""Global atomics at the L2's atomic units: what one warp's atomic costs the units it reaches.
+
+Lanes of a warp on one word do not combine in hardware (each is its own read-modify-write; ptxas
+combines them only where it can prove the address uniform, electing a leader with VOTEU/UFLO), and
+a warp's lanes on one line travel together. So a warp's global atomic costs:
+
+* the unit that holds each `chunk_bytes` of the address space: `line_ns` per 128-byte line of the
+  request in that chunk, `lane_ns` per lane, and `repeat_ns` per lane beyond the first on a word;
+* each line it touches: `same_line_ns`, plus `same_line_repeat_ns` per lane beyond the first on a
+  word (one line's updates follow one another, whichever unit holds it).
+
+Every busy SM sends its atomics to the same units, so a unit's time is shared by the whole chip,
+and the busiest unit bounds the kernel. The six constants are fitted, by `python -m
+analysis.atomics`, to the twelve address patterns kernels.microbench's atomic_patterns measured
+(three lane patterns over tables of 32 to 8192 words) and kept in cudasim/gpus.json; the fit's
+error on each pattern is printed and tested.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+LINE_SHIFT = 7
+MODES = {"lane": 0, "warp": 1, "line": 2}  # kernels/microbench.cu atomic_global_pattern's modes
+FIT_WORDS = (32, 256, 1024, 8192)  # larger tables are bound by the L2's line rate, not by its atomic units
+FIT_CHUNKS = (512, 1024, 2048)
+NAMES = ("atomic_line_ns", "atomic_lane_ns", "atomic_repeat_ns", "atomic_same_line_ns", "atomic_same_line_repeat_ns")
+
+
+@dataclass(frozen=True)
+class Units:
+    """The L2's atomic units (cudasim/gpus.json: atomic_*)."""
+
+    chunk_bytes: int
+    line_ns: float
+    lane_ns: float
+    repeat_ns: float
+    same_line_ns: float
+    same_line_repeat_ns: float
+
+    @classmethod
+    def of(cls, timing: dict) -> "Units":
+        v = {k: float(timing[k]["value"]) for k in ("atomic_chunk_bytes", *NAMES)}
+        return cls(int(v["atomic_chunk_bytes"]), *(v[k] for k in NAMES))
+
+
+def features(addrs: np.ndarray, chunk_bytes: int) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """What one warp's atomic with its active lanes at byte addresses `addrs` asks of each unit: per chunk
+    (lines, lanes, repeated lanes), per line (1, repeated lanes); a chunk's unit is 2 x chunk, a line's
+    2 x line + 1."""
+    a = np.sort(np.asarray(addrs, np.int64))
+    if a.size == 0:
+        return {}, {}
+    lines = a >> LINE_SHIFT
+    chunks = a // chunk_bytes
+    repeat = np.zeros(a.size, np.int64)
+    repeat[1:] = a[1:] == a[:-1]
+    new_line = np.ones(a.size, np.int64)
+    new_line[1:] = lines[1:] != lines[:-1]
+    per_chunk, per_line = {}, {}
+    for c in np.unique(chunks):
+        m = chunks == c
+        per_chunk[int(c) * 2] = np.array([new_line[m].sum(), m.sum(), repeat[m].sum()], float)
+    for ln in np.unique(lines):
+        m = lines == ln
+        per_line[int(ln) * 2 + 1] = np.array([1.0, repeat[m].sum()], float)
+    return per_chunk, per_line
+
+
+def costs(addrs: np.ndarray, u: Units) -> list[tuple[int, float]]:
+    """(unit, ns) for one warp's global atomic with its active lanes at byte addresses `addrs`."""
+    per_chunk, per_line = features(addrs, u.chunk_bytes)
+    pc = np.array([u.line_ns, u.lane_ns, u.repeat_ns])
+    pl = np.array([u.same_line_ns, u.same_line_repeat_ns])
+    return [(k, float(f @ pc)) for k, f in per_chunk.items()] + [(k, float(f @ pl)) for k, f in per_line.items()]
+
+
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    h = h.astype(np.uint64) & 0xFFFFFFFF
+    h ^= h >> 16
+    h = (h * 0x85EBCA6B) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * 0xC2B2AE35) & 0xFFFFFFFF
+    return h ^ (h >> 16)
+
+
+def pattern_requests(mode: int, words: int, warps: int = 256, iters: int = 8) -> list[np.ndarray]:
+    """The byte offsets each warp's lanes hit, request by request, as atomic_global_pattern computes them."""
+    lane = np.arange(32, dtype=np.uint64)
+    out = []
+    for w in range(warps):
+        key = w * 32 + lane if mode == 0 else np.full(32, w, np.uint64)
+        for i in range(iters):
+            h = _fmix32((key * 0x9E3779B9 + i) & 0xFFFFFFFF)
+            word = ((h & (words - 1)) & ~np.uint64(31)) | lane if mode == 2 else h & (words - 1)
+            out.append((word * 4).astype(np.int64))
+    return out
+
+
+def _loads(requests: list[np.ndarray], chunk_bytes: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Each unit's summed features over `requests` (chunk units, line units), and the request count: a
+    unit's time is linear in the constants, so a fit needs these sums only."""
+    cs: dict[int, np.ndarray] = {}
+    ls: dict[int, np.ndarray] = {}
+    for r in requests:
+        c, ln = features(r, chunk_bytes)
+        for k, f in c.items():
+            cs[k] = cs.get(k, 0.0) + f
+        for k, f in ln.items():
+            ls[k] = ls.get(k, 0.0) + f
+    return np.array(list(cs.values())), np.array(list(ls.values())), len(requests)
+
+
+def _rate(loads: tuple[np.ndarray, np.ndarray, int], p: np.ndarray) -> float:
+    """Lane atomics per ns (= G/s) when the busiest unit sets the pace."""
+    cs, ls, n = loads
+    return 32 * n / max((cs @ p[:3]).max(), (ls @ p[3:]).max())
+
+
+def predicted_rate(requests: list[np.ndarray], u: Units) -> float:
+    """Lane atomics per second (G) when every request costs its units and the busiest unit sets the pace."""
+    return _rate(_loads(requests, u.chunk_bytes), np.array([u.line_ns, u.lane_ns, u.repeat_ns, u.same_line_ns,
+                                                            u.same_line_repeat_ns]))
+
+
+def _cases(figures: dict) -> list[tuple[str, list[np.ndarray], float]]:
+    return [(f"atomic_{m}_{w}", pattern_requests(mode, w), float(figures[f"atomic_{m}_{w}"]["value"]))
+            for m, mode in MODES.items() for w in FIT_WORDS if f"atomic_{m}_{w}" in figures]
+
+
+def errors(figures: dict, u: Units) -> dict[str, float]:
+    """Each fitted pattern's predicted / measured rate - 1."""
+    return {name: predicted_rate(reqs, u) / meas - 1 for name, reqs, meas in _cases(figures)}
+
+
+def fit(figures: dict, rounds: int = 2000, seed: int = 0) -> tuple[Units, float]:
+    """The units that minimise the rms log error over the measured patterns (a seeded random search
+    per chunk size), and that error."""
+    cases = _cases(figures)
+    if len(cases) < 6:
+        raise ValueError("too few atomic_patterns figures to fit (run python -m kernels.microbench --only atomic_patterns)")
+    rng = np.random.default_rng(seed)
+    best: tuple[float, Units] | None = None
+    for chunk in FIT_CHUNKS:
+        loads = [(_loads(r, chunk), m) for _, r, m in cases]
+
+        def err(p: np.ndarray) -> float:
+            return float(np.sqrt(np.mean([np.log(_rate(ld, p) / m) ** 2 for ld, m in loads])))
+        p = np.array([1.0, 0.05, 0.35, 2.0, 0.5])
+        e, step = err(p), 0.5
+        for i in range(rounds):
+            q = p * np.exp(rng.normal(0, step, p.size))
+            eq = err(q)
+            if eq < e:
+                p, e = q, eq
+            if i % (rounds // 4) == rounds // 4 - 1:
+                step /= 2
+        if best is None or e < best[0]:
+            best = (e, Units(chunk, *(float(x) for x in p)))
+    return best[1], best[0]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m analysis.atomics", description=__doc__.splitlines()[0])
+    ap.add_argument("--measured", default=str(Path(__file__).resolve().parent.parent / "kernels" / "results"
+                                              / "microbench_h100.json"), help="kernels.microbench's JSON")
+    ap.add_argument("--rounds", type=int, default=2000, help="random-search rounds per chunk size")
+    a = ap.parse_args(argv)
+    try:
+        figures = json.loads(Path(a.measured).read_text())["figures"]
+        u, e = fit(figures, a.rounds)
+    except (OSError, KeyError, ValueError) as ex:
+        print(f"error: {ex}", file=sys.stderr)
+        return 2
+    print(f"chunk {u.chunk_bytes} B; " + ", ".join(f"{n} {getattr(u, n[7:]):.4g}" for n in NAMES)
+          + f"; rms log error {e:.3f}")
+    for name, err in errors(figures, u).items():
+        print(f"  {name:22s} predicted/measured - 1: {err:+.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Global atomics at the L2's atomic units (analysis.atomics) and DRAM's line visits (analysis.memaccess):
+the unit costs of known lane patterns, the committed constants against the microbenchmarks they were
+fitted to, the replay of the microbenchmark's addresses against the kernel run in cudasim, and what a
+block's warps are charged on kernels/microbench.cu's own kernels."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from analysis import atomics
+from cudasim.gpus import get_gpu
+from needs import need_nvrtc
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURES = json.loads((ROOT / "kernels" / "results" / "microbench_h100.json").read_text())["figures"]
+UNITS = atomics.Units(1024, 1.0, 0.1, 0.5, 2.0, 0.25)
+
+
+def test_costs_of_known_lane_patterns():
+    one_word = np.zeros(32, np.int64)  # every lane on byte 0: one chunk, one line, 31 repeats
+    assert sorted(atomics.costs(one_word, UNITS)) == [(0, 1.0 + 3.2 + 15.5), (1, 2.0 + 31 * 0.25)]
+    line = np.arange(32, dtype=np.int64) * 4  # lane l on word l of line 0
+    assert sorted(atomics.costs(line, UNITS)) == [(0, 1.0 + 3.2), (1, 2.0)]
+    spread = np.arange(32, dtype=np.int64) * 128  # each lane its own line: 4 KiB over 4 chunks of 8 lines
+    c = dict(atomics.costs(spread, UNITS))
+    assert [c[2 * k] for k in range(4)] == [8 * 1.0 + 8 * 0.1] * 4
+    assert all(c[2 * ln + 1] == 2.0 for ln in range(32))
+    assert atomics.costs(np.array([], np.int64), UNITS) == []
+
+
+def test_committed_constants_reproduce_the_measured_patterns():
+    """gpus.json's constants (fitted by python -m analysis.atomics) against the 12 measured rates."""
+    u = atomics.Units.of(get_gpu("H100-SXM").timing)
+    err = atomics.errors(FIGURES, u)
+    assert len(err) == 12
+    logs = np.log1p(np.array(list(err.values())))
+    assert np.sqrt(np.mean(logs ** 2)) <= 0.16  # the fit's stated rms log error, 0.150
+    assert max(abs(e) for e in err.values()) < 0.6
+    # the contention the constants encode: a warp on one word is ~30x slower than a warp on one line's words
+    assert err.keys() >= {"atomic_warp_256", "atomic_line_256"}
+    reqs = {m: atomics.pattern_requests(atomics.MODES[m], 256) for m in ("warp", "line")}
+    assert atomics.predicted_rate(reqs["line"], u) > 5 * atomics.predicted_rate(reqs["warp"], u)
+
+
+def test_the_fit_finds_the_committed_chunk_and_errors_on_too_few_figures():
+    u, e = atomics.fit(FIGURES, rounds=200)
+    assert u.chunk_bytes == get_gpu("H100-SXM").timing["atomic_chunk_bytes"]["value"] and e < 0.2
+    with pytest.raises(ValueError, match="too few"):
+        atomics.fit({})
+
+
+def test_pattern_requests_replay_the_microbenchmark():
+    """The addresses analysis.atomics fits on are the ones kernels/microbench.cu's atomic_global_pattern
+    hits: the table it leaves in cudasim, per mode, equals the replayed requests' histogram."""
+    need_nvrtc()
+    from cudasim import InOut, SourceModule
+    mod = SourceModule((ROOT / "kernels" / "microbench.cu").read_text(), no_extern_c=True, filename="microbench.cu")
+    f = mod.get_function("atomic_global_pattern")
+    for mode in (0, 1, 2):
+        t = np.zeros(256, np.uint32)
+        f(InOut(t), np.int32(3), np.uint32(255), np.int32(mode), block=(64, 1, 1), grid=(1, 1))
+        want = np.zeros(256, np.int64)
+        for r in atomics.pattern_requests(mode, 256, warps=2, iters=3):
+            np.add.at(want, r // 4, 1)
+        assert (t.astype(np.int64) == want).all(), mode
+
+
+def _block_accesses(kernel: str, grid, block, args: dict):
+    need_nvrtc()
+    from analysis import memaccess, pipeline, sass, sassflow
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    launch = pipeline.resolve_file(f"kernels/microbench.cu::{kernel}", grid, block, 0, {}, args)
+    s = pipeline.simulate_sampled(launch)
+    p = s.program
+    walker = sassflow.Walker.build(sassflow.sass_graph(s.listing), s.body, p.cfg, p.fn.labels, p.run_end)
+    path = s.result.stats["followed"][0]
+    acc = memaccess.BlockAccesses(s.result.trace, 0, 30.0, 26.0, 28.0, memaccess.bypass_keys(s.listing))
+    out = []
+    for w in range(block[0] * block[1] // 32):
+        stream = walker.stream([pc for pc, bits in path if bits >> w & 1]).tolist()
+        out.append(acc.for_warp(s.listing, stream, w, 1.0, 1.0, 24.0, atomics.Units.of(get_gpu().timing), 261.0))
+    return s.listing, out
+
+
+def test_dram_opens_a_line_once_per_block():
+    """grid2d_read with 16 x 16 blocks: each warp reads 8 bytes of 16 rows; the block's 8 warps take the
+    same 16 lines (two sectors each), so DRAM opens 16 lines, not one per warp and line."""
+    _, warps = _block_accesses("grid2d_read", (4, 4, 1), (16, 16, 1),
+                               {"a": "float32[4096]", "sink": "float32[4]", "rows": "64", "cols": "64"})
+    loads = [w[0] for w in warps]
+    assert all(a.wavefronts == 16 for a in loads)  # every request still reaches 16 lines in L1
+    assert sum(a.dram_lines for a in loads) == 16
+    assert sum(a.dram_bytes for a in loads) == 16 * 2 * 32  # two sectors per line, each fetched once
+
+
+def test_leader_elected_atomics_send_each_address_once():
+    """atomic_global_same: ptxas sums the warp's lanes (VOTEU, POPC, UFLO) and one lane adds: one word,
+    no repeats. atomic_global_pattern's lanes reach their own addresses, repeats and all."""
+    from analysis import memaccess
+    listing, warps = _block_accesses("atomic_global_same", (1, 1, 1), (64, 1, 1),
+                                     {"a": "uint32[4]", "iters": "1", "inc": "1"})
+    assert memaccess.leader_elected(listing)
+    red = [a for a in warps[0] if a.serial]
+    assert red and all(len(a.serial) == 2 for a in red)  # one chunk, one line
+    u = atomics.Units.of(get_gpu().timing)
+    assert [c for k, c in red[0].serial if k % 2] == [pytest.approx(u.same_line_ns * 261.0)]  # no repeated lanes
+    listing, warps = _block_accesses("atomic_global_pattern", (1, 1, 1), (64, 1, 1),
+                                     {"t": "uint32[32]", "iters": "1", "mask": "31", "mode": "1"})
+    assert not memaccess.leader_elected(listing)
+    red = [a for a in warps[0] if a.serial]
+    assert [c for k, c in red[0].serial if k % 2] == [pytest.approx((u.same_line_ns + 31 * u.same_line_repeat_ns) * 261.0)]
