@@ -334,6 +334,21 @@ def _uneven_interior(trace: Trace, blocks: list[int]) -> tuple[int, int] | None:
     return None
 
 
+WORK_SPREAD = 1.25  # sampled interior blocks whose warp instructions differ more than this are noted
+
+
+def uneven_work(followed: dict[int, list[tuple[int, int]]], run_end: Callable[[int], int],
+                interior: Callable[[int], bool]) -> tuple[int, int] | None:
+    """(fewest, most) warp instructions among the followed interior blocks when they differ by more
+    than WORK_SPREAD (loops whose trip counts depend on the block or the data); None when even."""
+    work = [sum(bin(bits).count("1") * (run_end(pc) - pc) for pc, bits in path)
+            for b, path in followed.items() if interior(b)]
+    if len(work) < 2 or min(work) <= 0:
+        return None
+    lo, hi = min(work), max(work)
+    return (lo, hi) if hi > WORK_SPREAD * lo else None
+
+
 def _function(launch: ResolvedLaunch, compiled: Compiled):
     """The kernel in cudasim, in a device memory of its own: addresses (in pictures, in the
     result cache) do not depend on what this process simulated before."""
@@ -408,6 +423,14 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
         a, b = (trace.block_coords(x) for x in pair)
         notes.append(f"blocks {a} and {b} were sampled to stand for alike blocks but did different work: "
                      "the counts are sampled estimates; --all-blocks gives exact ones")
+    if blocks is not None:
+        g = launch.grid
+        inside = lambda b: all(0 < c < n - 1 for c, n in zip(trace.block_coords(b), g) if n > 2)  # noqa: E731
+        if (spread := uneven_work(result.stats.get("followed", {}), function.program.run_end, inside)):
+            notes.append(f"the sampled interior blocks executed from {spread[0]:,} to {spread[1]:,} warp instructions "
+                         f"each (loops that depend on the block or the data): the time and counts are estimates from "
+                         f"{len(set(blocks))} of {launch.blocks} blocks, and the time follows one of them; --all-blocks "
+                         "simulates every block")
     level = "PTX"
     disasm = sass.find_nvdisasm() if use_sass else None
     listing = None

@@ -310,3 +310,14 @@ def test_pointer_repeats_the_options_that_shape_the_launch():
     a = _args("transpose_tiled", size=512, define=["BLOCK_ROWS=16"], gpu="A100")
     assert pipeline.target_command(a) == "transpose_tiled --size 512 --gpu A100 --define BLOCK_ROWS=16"
     assert pipeline.target_command(_args("transpose_tiled")) == "transpose_tiled"
+
+
+def test_uneven_work_names_the_spread_of_interior_blocks():
+    """pipeline.uneven_work: the sampled interior blocks' warp instructions, from their followed paths
+    (pc of a run, bit mask of the warps entering it); edge blocks are left out, a spread within 25% is even."""
+    from analysis.pipeline import uneven_work
+    run_end = lambda pc: pc + 10  # noqa: E731 - every run is 10 instructions long
+    paths = {1: [(0, 0b11)] * 3, 2: [(0, 0b11)] * 30, 0: [(0, 0b1)]}
+    assert uneven_work(paths, run_end, lambda b: b != 0) == (60, 600)
+    assert uneven_work({1: [(0, 0b11)] * 4, 2: [(0, 0b11)] * 5}, run_end, lambda b: True) is None
+    assert uneven_work(paths, run_end, lambda b: b == 1) is None  # one interior block: nothing to compare

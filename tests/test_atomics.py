@@ -111,3 +111,4 @@ def test_leader_elected_atomics_send_each_address_once():
     assert not memaccess.leader_elected(listing)
     red = [a for a in warps[0] if a.serial]
     assert [c for k, c in red[0].serial if k % 2] == [pytest.approx((u.same_line_ns + 31 * u.same_line_repeat_ns) * 261.0)]
+
