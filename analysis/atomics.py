@@ -44,9 +44,9 @@ class Units:
     same_line_repeat_ns: float
 
     @classmethod
-    def of(cls, timing: dict) -> "Units":
-        v = {k: float(timing[k]["value"]) for k in ("atomic_chunk_bytes", *NAMES)}
-        return cls(int(v["atomic_chunk_bytes"]), *(v[k] for k in NAMES))
+    def of(cls, rates: dict[str, float]) -> "Units":
+        """From a GPU row's timing rates by name (analysis.models.timing.rates)."""
+        return cls(int(rates["atomic_chunk_bytes"]), *(float(rates[k]) for k in NAMES))
 
 
 def features(addrs: np.ndarray, chunk_bytes: int) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:

@@ -74,9 +74,12 @@ class BlockAccesses:
     """The memory accesses of one block's warps, grouped for the SASS streams to take in order."""
 
     def __init__(self, trace: Trace, block: int, smem_latency: float, atoms_latency: float,
-                 generic_smem_latency: float, bypass: frozenset[tuple] = frozenset()):
+                 generic_smem_latency: float, bypass: frozenset[tuple] = frozenset(),
+                 leaders: frozenset[int] = frozenset()):
         """`bypass`: the (line, space, op) keys whose loads skip L1 (ld.global.cg and kin: SASS .STRONG);
-        shared memory reached through a generic pointer (LD) takes `generic_smem_latency`."""
+        `leaders`: the SASS indices of leader-elected atomics (leader_elected); shared memory reached
+        through a generic pointer (LD) takes `generic_smem_latency`."""
+        self.leaders = leaders
         # per (line, space, op) and warp: Access (shared) or (op, lines, L1-missing sectors, their lines, sectors)
         self.rows: dict[tuple, dict[int, list]] = defaultdict(lambda: defaultdict(list))
         self.carry = 0.5  # rounds the DRAM share of requests to the nearest whole request
@@ -138,7 +141,6 @@ class BlockAccesses:
         carried from one to the next); a global atomic also costs the L2 atomic units `units` it reaches,
         `unit_clk` cycles of this SM per ns of a unit's time (the clock times the SMs that share them)."""
         ins = listing.instructions
-        leaders = leader_elected(listing) if units is not None else frozenset()
         taken: dict[tuple, int] = defaultdict(int)
         carry = self.carry  # the DRAM share carried from one request to the next, across the block's warps
         out = []
@@ -180,7 +182,7 @@ class BlockAccesses:
                 serial = ()
                 if words is not None and units is not None and unit_clk > 0:
                     # a leader-elected atomic (ptxas's VOTEU/UFLO) sends each address once
-                    lanes = np.unique(words) if i in leaders else words
+                    lanes = np.unique(words) if i in self.leaders else words
                     serial = tuple((u, ns * unit_clk) for u, ns in atomics.costs(lanes, units))
                 out.append(Access(float(max(lines, 1)), float(lines), float(dram), 2 if op == "atom" else 0,
                                   l2_bytes=float(sectors * SECTOR), dram_lines=opened, serial=serial))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import heapq
 import re
-from collections import Counter
 from dataclasses import dataclass
 
 import networkx as nx

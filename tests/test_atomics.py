@@ -9,6 +9,8 @@ import numpy as np
 import pytest
 
 from analysis import atomics
+from analysis.models.timing import rates
+from blockwalk import walk_block
 from cudasim.gpus import get_gpu
 from needs import need_nvrtc
 
@@ -31,7 +33,7 @@ def test_costs_of_known_lane_patterns():
 
 def test_committed_constants_reproduce_the_measured_patterns():
     """gpus.json's constants (fitted by python -m analysis.atomics) against the 12 measured rates."""
-    u = atomics.Units.of(get_gpu("H100-SXM").timing)
+    u = atomics.Units.of(rates(get_gpu("H100-SXM")))
     err = atomics.errors(FIGURES, u)
     assert len(err) == 12
     logs = np.log1p(np.array(list(err.values())))
@@ -67,21 +69,9 @@ def test_pattern_requests_replay_the_microbenchmark():
 
 
 def _block_accesses(kernel: str, grid, block, args: dict):
-    need_nvrtc()
-    from analysis import memaccess, pipeline, sass, sassflow
-    if sass.find_nvdisasm() is None:
-        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
-    launch = pipeline.resolve_file(f"kernels/microbench.cu::{kernel}", grid, block, 0, {}, args)
-    s = pipeline.simulate_sampled(launch)
-    p = s.program
-    walker = sassflow.Walker.build(sassflow.sass_graph(s.listing), s.body, p.cfg, p.fn.labels, p.run_end)
-    path = s.result.stats["followed"][0]
-    acc = memaccess.BlockAccesses(s.result.trace, 0, 30.0, 26.0, 28.0, memaccess.bypass_keys(s.listing))
-    out = []
-    for w in range(block[0] * block[1] // 32):
-        stream = walker.stream([pc for pc, bits in path if bits >> w & 1]).tolist()
-        out.append(acc.for_warp(s.listing, stream, w, 1.0, 1.0, 24.0, atomics.Units.of(get_gpu().timing), 261.0))
-    return s.listing, out
+    s, acc, streams = walk_block(f"kernels/microbench.cu::{kernel}", grid, block, args)
+    units = atomics.Units.of(rates(get_gpu()))
+    return s.listing, [acc.for_warp(s.listing, st, w, 1.0, 1.0, 24.0, units, 261.0) for w, st in enumerate(streams)]
 
 
 def test_dram_opens_a_line_once_per_block():
@@ -104,7 +94,7 @@ def test_leader_elected_atomics_send_each_address_once():
     assert memaccess.leader_elected(listing)
     red = [a for a in warps[0] if a.serial]
     assert red and all(len(a.serial) == 2 for a in red)  # one chunk, one line
-    u = atomics.Units.of(get_gpu().timing)
+    u = atomics.Units.of(rates(get_gpu()))
     assert [c for k, c in red[0].serial if k % 2] == [pytest.approx(u.same_line_ns * 261.0)]  # no repeated lanes
     listing, warps = _block_accesses("atomic_global_pattern", (1, 1, 1), (64, 1, 1),
                                      {"t": "uint32[32]", "iters": "1", "mask": "31", "mode": "1"})

@@ -3,24 +3,15 @@ known (tests/data/walks.cu::loads): a load of 1 or 32 lines a warp, a reload of 
 brought into L1, a shared store without conflicts, a shared load with a 2-way conflict, a store."""
 import pytest
 
-from needs import need_nvrtc
+from blockwalk import walk_block
 
 
 def _accesses(stride: int, dram_share: float = 1.0) -> list[list]:
-    need_nvrtc()
-    from analysis import memaccess, pipeline, sass, sassflow
-    if sass.find_nvdisasm() is None:
-        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
-    launch = pipeline.resolve_file("tests/data/walks.cu::loads", (1, 1, 1), (64, 1, 1), 0, {},
+    from analysis import memaccess
+    s, block, streams = walk_block("tests/data/walks.cu::loads", (1, 1, 1), (64, 1, 1),
                                    {"a": "float32[4096]", "out": "float32[64]", "stride": str(stride)})
-    s = pipeline.simulate_sampled(launch)
-    p = s.program
-    walker = sassflow.Walker.build(sassflow.sass_graph(s.listing), s.body, p.cfg, p.fn.labels, p.run_end)
-    path = s.result.stats["followed"][0]
-    block = memaccess.BlockAccesses(s.result.trace, 0, 30.0, 26.0, 28.0, memaccess.bypass_keys(s.listing))
     out = []
-    for warp in range(2):
-        stream = walker.stream([pc for pc, bits in path if bits >> warp & 1]).tolist()
+    for warp, stream in enumerate(streams):
         ops = [s.listing.instructions[i].op for i in stream if memaccess.sass_key(s.listing.instructions[i])]
         assert ops == ["LDG", "LDG", "STS", "LDS", "STG"]
         out.append(block.for_warp(s.listing, stream, warp, dram_share, dram_share, 24.0))

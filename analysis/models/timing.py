@@ -182,11 +182,6 @@ def representative(s: Sample) -> int:
     return blocks[len(blocks) // 2]
 
 
-def _units(r: dict[str, float]) -> atomics.Units:
-    return atomics.Units(int(r["atomic_chunk_bytes"]), r["atomic_line_ns"], r["atomic_lane_ns"], r["atomic_repeat_ns"],
-                         r["atomic_same_line_ns"], r["atomic_same_line_repeat_ns"])
-
-
 @dataclass
 class Prepared:
     """One sample, ready for the SM: each warp's SASS stream, its memory accesses, the memory totals."""
@@ -210,7 +205,8 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         pw = [pc for pc, bits in path if bits >> w & 1]
         streams.append(walker.stream(pw).tolist() if pw else [])
     acc = memaccess.BlockAccesses(s.trace, block, r["latency_smem_clk"], r["atoms_latency"],
-                                  r["latency_ld_shared_clk"], memaccess.bypass_keys(s.listing))
+                                  r["latency_ld_shared_clk"], memaccess.bypass_keys(s.listing),
+                                  memaccess.leader_elected(s.listing))
     return Prepared(s, block, streams, acc, memory_totals(s))
 
 
@@ -220,7 +216,7 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     `f_rd` / `f_wr`: the share of L1-missing load bytes / stored bytes that DRAM moves, at `dram_rate`."""
     s, streams = p.sample, p.streams
     clk = r["sm_clock_mhz"] * 1e6
-    units = _units(r)
+    units = atomics.Units.of(r)
     unit_clk = clk * 1e-9 * active_sms  # a unit's ns, in this SM's cycles: every busy SM queues there alike
     warps = [smsim.WarpWork(st, p.accesses.for_warp(s.listing, st, w, f_rd, f_wr, r["shfl_latency"], units, unit_clk))
              for w, st in enumerate(streams)]
@@ -291,7 +287,8 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     nb = s.blocks_total
     t = p.totals
     return {"cycles": cycles, "issued": res.issued * k, "pipes": per_pipe, "l1": res.data_stage * k,
-            "l2": res.l2 * k, "dram": res.dram * k, "atomic_units": res.atomic_units * k, "idle": {w: v * k for w, v in res.idle.items()},
+            "l2": res.l2 * k, "dram": res.dram * k, "atomic_units": res.atomic_units * k,
+            "idle": {w: v * k for w, v in res.idle.items()},
             "warp_instructions_per_block": sum(len(st) for st in streams), "pipe_instructions_per_block": counts,
             "totals_per_block": {key: t[key] / nb for key in ("ld_requests", "ld_sectors", "ld_lines", "st_requests",
                                                                "st_sectors", "st_lines")},
@@ -373,7 +370,7 @@ def analyze(sim: Simulation) -> dict:
     util = {"issue": run["issued"] / (4 * cycles) if cycles else 0.0,
             "L1/shared wavefronts": run["l1"] / cycles if cycles else 0.0,
             "L2": run["l2"] / cycles if cycles else 0.0, "DRAM": run["dram"] / cycles if cycles else 0.0,
-            "L2 atomic units": run.get("atomic_units", 0.0) / cycles if cycles else 0.0}
+            "L2 atomic units": run["atomic_units"] / cycles if cycles else 0.0}
     for name, b in run["pipes"].items():
         util[name] = b / (4 * cycles) if cycles else 0.0
     idle = run["idle"]
