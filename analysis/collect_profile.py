@@ -2,7 +2,7 @@
 and at the device's own clocks, for the catalog and the corpus.
 
     python -m analysis.collect_profile [--out analysis/results/profile_h100.json] [--kernels a,b]
-                                       [--set corpus|holdout|holdout2|none]
+                                       [--set corpus|holdout|holdout2|holdout3|none]
 
 Why: the timing model predicts CUDA-event time from counts and rates; when a prediction
 misses, these figures say which of its parts missed (the clock the kernel really ran at,
@@ -69,10 +69,12 @@ def profile(ncu: str, metrics: list[str], cmd: list[str], kernel_regex: str | No
 
 
 def main(argv: list[str] | None = None) -> int:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from corpus.sets import SETS
     p = argparse.ArgumentParser(prog="python -m analysis.collect_profile", description=__doc__.splitlines()[0])
     p.add_argument("--out", default=str(RESULTS / "profile_h100.json"), help="the JSON file to write")
     p.add_argument("--kernels", help="comma-separated names (catalog or corpus; default: all of both)")
-    p.add_argument("--set", default="corpus", choices=("corpus", "holdout", "holdout2", "none"),
+    p.add_argument("--set", default="corpus", choices=(*SETS, "none"),
                    help="the corpus set profiled after the catalog (none: the catalog only)")
     p.add_argument("--no-catalog", action="store_true", help="the corpus set only")
     p.add_argument("--timeout", type=float, default=240, help="seconds allowed per ncu process")
@@ -106,7 +108,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{k.name:28s} {'ok' if recs else 'NO RESULT'} ({row['seconds']} s)", flush=True)
         save()
     if a.set != "none":
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
         from corpus.sets import load_set
         manifest = load_set(a.set)
         names = [c.name for c in manifest.CORPUS if not want or c.name in want]

@@ -1,7 +1,8 @@
 """The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out sets
-(corpus/holdout/, corpus/holdout2/). Every kernel compiles with NVRTC, its manifest entry is complete and
-consistent with its source, it computes its reference in cudasim at a small size (or cudasim
-refuses it, as recorded), and the committed results give a unit and a protocol for every figure."""
+(corpus/holdout/, corpus/holdout2/, corpus/holdout3/). Every kernel compiles with NVRTC, its
+manifest entry is complete and consistent with its source, it computes its reference in cudasim
+at a small size (or cudasim refuses it, as recorded), and the committed results give a unit and a
+protocol for every figure."""
 import json
 from pathlib import Path
 
@@ -36,6 +37,11 @@ SMALL = {
                  "mandelbrot": 128, "monte_carlo_pi": 1 << 18, "stream_compact_atomic": 20000,
                  "weighted_histogram_float": 20000, "ell_spmv": 300, "popcount_reduce": 20000,
                  "gaussian_blur_rows": 128, "dot_double_shared": 20000},
+    "holdout3": {"normalize_hwc_to_chw": 16, "bias_gelu_half2": 2, "batchnorm_stats_welford": 4,
+                 "gnn_scatter_add": 64, "hash_lookup_linear_probe": 4096, "bucketize_binary_search": 5000,
+                 "dft_naive_f64": 128, "ray_trace_spheres": 128, "im2col_caffe": 12, "compact_block_ballot": 5000,
+                 "batched_matmul_32": 4, "cross_entropy_online": 40, "argmax_rows": 3,
+                 "complex_mul_32_blocks": 10000, "box_filter_y_running_sum": 128, "quantize_q8_1": 4},
 }
 # kernels cudasim refuses as their authors wrote them (each recorded in the comparison), with why
 REFUSED: dict[tuple[str, str], str] = {}
@@ -43,7 +49,7 @@ REFUSED: dict[tuple[str, str], str] = {}
 
 def test_sets_are_large_enough_and_names_are_unique():
     assert len(load_set("corpus").CORPUS) >= 12 and len(load_set("holdout").CORPUS) >= 16
-    assert len(load_set("holdout2").CORPUS) >= 16
+    assert len(load_set("holdout2").CORPUS) >= 16 and len(load_set("holdout3").CORPUS) >= 16
     names = [n for _, n in CASES]
     assert len(set(names)) == len(names)  # unique within and across the sets
     patterns = [load_set(s).get(n).pattern for s, n in CASES]
@@ -52,11 +58,12 @@ def test_sets_are_large_enough_and_names_are_unique():
         m = load_set(s)
         assert m.BY_NAME == {k.name: k for k in m.CORPUS} and m.SMS == manifest.SMS
         assert set(SMALL[s]) <= set(m.BY_NAME)
-    for s in ("holdout", "holdout2"):  # every held-out kernel is simulated
+    for s in ("holdout", "holdout2", "holdout3"):  # every held-out kernel is simulated
         assert set(SMALL[s]) == set(load_set(s).BY_NAME)
     simulated = [n for n in SMALL["holdout"] if ("holdout", n) not in REFUSED]
     assert len(simulated) >= 14
-    assert all(("holdout2", n) not in REFUSED for n in SMALL["holdout2"])
+    for s in ("holdout2", "holdout3"):  # and none refused
+        assert all((s, n) not in REFUSED for n in SMALL[s])
     with pytest.raises(KeyError):
         load_set("nope")
     assert measured_path("holdout").name == "holdout_h100.json"
@@ -185,6 +192,36 @@ def test_holdout2_fma_emulation_rounds_once():
         exact = Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))
         near = [np.nextafter(g, np.float32(-np.inf)), g, np.nextafter(g, np.float32(np.inf))]
         assert min(abs(Fraction(float(v)) - exact) for v in near) == abs(Fraction(float(g)) - exact)
+
+
+def test_holdout3_hash_table_and_quantized_blocks():
+    """Two held-out references checked apart from their kernels: the built table holds every
+    inserted key once and a plain probing loop finds what the reference says; the q8_1 bytes
+    decode to within half a step of the input."""
+    from corpus.holdout3.manifest import HASH_EMPTY, _hash32
+    k = load_set("holdout3").get("hash_lookup_linear_probe")
+    n = 1000
+    d = k.make_inputs(n, 3)
+    cap = int(d["capacity"])
+    table = d["hashtable"].reshape(-1, 2)
+    keys = table[table[:, 0] != HASH_EMPTY, 0]
+    assert cap == 2048 and len(keys) == len(set(keys.tolist())) == n
+    want = k.reference(d).reshape(-1, 2)
+    for q, v in want[:200]:
+        slot = int(_hash32(np.array([q]), cap)[0])
+        while table[slot, 0] not in (q, HASH_EMPTY):
+            slot = (slot + 1) % cap
+        assert v == (table[slot, 1] if table[slot, 0] == q else HASH_EMPTY)
+    assert (want[:, 1] != HASH_EMPTY).sum() == n // 2
+    q8 = load_set("holdout3").get("quantize_q8_1")
+    d = q8.make_inputs(2, 4)
+    raw = q8.reference(d).astype(np.uint8).reshape(-1, 36)
+    scale = raw[:, 0:2].copy().view(np.float16).astype(np.float64)
+    total = raw[:, 2:4].copy().view(np.float16).astype(np.float64)
+    qs = raw[:, 4:].copy().view(np.int8).astype(np.float64)
+    x = d["x"].astype(np.float64).reshape(-1, 32)
+    assert np.abs(qs * scale - x).max() <= 0.51 * scale.max() and np.abs(qs).max() == 127
+    assert np.allclose(total[:, 0], x.sum(axis=1), atol=0.01)
 
 
 def test_launch_bounds_signature():
