@@ -11,8 +11,10 @@ fetched again only if it left L2 between their uses:
   users span, or once;
 * unstructured reuse: a block whose loads scatter over most of the array (a gather, a sparse
   matrix) hits L2 beyond the footprint in the share a random reference finds, min(1, capacity /
-  footprint) (measured: l2_random_*mb); loads that stay near the block's own part (halos) are
-  shared with neighbours that run at the same time, and cost nothing beyond the footprint.
+  footprint) (measured: l2_random_*mb), except for sectors that many blocks load (a pivot row
+  and column, a hot embedding row: the sampled blocks share them), which stay in L2; loads that
+  stay near the block's own part (halos) are shared with neighbours that run at the same time,
+  and cost nothing beyond the footprint.
 
 Pure functions over per-array facts; analysis.models.timing supplies them from the trace.
 """
@@ -26,13 +28,15 @@ from dataclasses import dataclass
 class ArrayUse:
     """One array as the launch loads it: its footprint (bytes), the bytes all blocks load from it
     (counting each block's distinct sectors once), the grid dimensions along which blocks share its
-    sectors, and whether one block's loads scatter over most of it (a gather) rather than stay near
-    its own part (a halo shared with neighbours)."""
+    sectors, whether one block's loads scatter over most of it (a gather) rather than stay near
+    its own part (a halo shared with neighbours), and the share of the offered bytes that go to
+    sectors other sampled blocks load too (hot data)."""
 
     footprint: float
     offered: float
     shared_dims: tuple[int, ...]
     scattered: bool = False
+    hot: float = 0.0
 
 
 def jaccard(a: set, b: set) -> float:
@@ -103,7 +107,8 @@ def dram_reads(arrays: list[ArrayUse], grid: tuple[int, int, int], wave: int, ca
             total += a.footprint * (waves if refetch else 1.0)
         elif a.scattered:
             hit = min(1.0, capacity / a.footprint) if a.footprint else 1.0
-            total += a.footprint + (a.offered - a.footprint) * (1 - hit)
+            cold = max(0.0, a.offered - a.footprint - a.hot * a.offered)  # what goes beyond the hot sectors
+            total += a.footprint + cold * (1 - hit)
         else:  # neighbours' halos: loaded by blocks that run at about the same time
             total += a.footprint
     return total

@@ -13,8 +13,9 @@ wavefront, no data).
   the block loaded before (in lockstep order: occurrence, pc, warp) is an L1 hit, unless the
   load bypasses L1 (.STRONG: ld.global.cg and kin); the lines with a missing sector go to
   L2, and a share `dram_read` of the missing sectors' bytes to DRAM (the kernel's DRAM bytes
-  over its L2-bound bytes); stores send every line to L2 and `dram_write` of their bytes to
-  DRAM. DRAM charges a line's random-access cost once per block, to the request that first
+  over its L2-bound bytes); stores send every line to L2 with the bytes their lanes write (a
+  partial sector is not a whole one: kernels.microbench l2_store_*) and `dram_write` of their
+  sectors' bytes to DRAM. DRAM charges a line's random-access cost once per block, to the request that first
   brings it (the block's warps take their sectors of a line in one visit: kernels.microbench
   grid2d_*);
 * global atomics also queue at the L2's atomic units they reach (analysis.atomics).
@@ -45,11 +46,15 @@ def bypass_keys(listing: Listing) -> frozenset[tuple]:
 
 
 def leader_elected(listing: Listing, window: int = 8) -> frozenset[int]:
-    """The global atomics ptxas issues from one elected lane per address (a UFLO shortly before: the warp's
-    lanes on a uniform address summed by VOTEU/POPC first)."""
+    """The global atomics ptxas issues from one elected lane per address: shortly before, the warp's
+    active lanes voted (VOTE(U).ANY), counted (POPC) and the first found (FLO or UFLO), as ptxas
+    aggregates an atomic on a uniform address (with or without its result)."""
     ins = listing.instructions
-    return frozenset(i for i, x in enumerate(ins) if x.op in ("REDG", "RED", "ATOMG", "ATOM")
-                     and any(y.op == "UFLO" for y in ins[max(0, i - window):i]))
+
+    def elected(i: int) -> bool:
+        ops = {y.op for y in ins[max(0, i - window):i]}
+        return bool(ops & {"VOTEU", "VOTE"}) and bool(ops & {"FLO", "UFLO"}) and "POPC" in ops
+    return frozenset(i for i, x in enumerate(ins) if x.op in ("REDG", "RED", "ATOMG", "ATOM") and elected(i))
 
 
 def sass_key(ins: SassInstruction) -> tuple[int, str, str] | None:
@@ -82,7 +87,8 @@ class BlockAccesses:
         self.leaders = leaders
         # per (line, space, op) and warp: Access (shared) or (op, lines, L1-missing sectors, their lines, sectors)
         self.rows: dict[tuple, dict[int, list]] = defaultdict(lambda: defaultdict(list))
-        self.carry = 0.5  # rounds the DRAM share of requests to the nearest whole request
+        self.carry = {"ld": 0.5, "st": 0.5}  # rounds the DRAM share of requests to the nearest whole request
+        self.pending = {"ld": 0.0, "st": 0.0}  # the DRAM share of lines first touched, for the next DRAM request
         self.load_miss_bytes = 0.0  # bytes of the block's loads that L1 does not hold
         self.store_bytes = 0.0  # bytes of the sectors its stores and atomics write
         keyed: list[tuple] = []  # (occurrence, pc, warp, key, item)
@@ -109,8 +115,10 @@ class BlockAccesses:
                 atomic = ev.op in ("atom", "red")
                 for j in range(len(sel)):
                     secs = np.unique(np.concatenate([first[j][act[j]], last[j][act[j]]]))
-                    words = ev.addrs[sel[j]][act[j]].astype(np.int64) if atomic else None
-                    keyed.append((int(occ[j]), ev.pc, int(warps[j]), key, (ev.op, secs, words)))
+                    a = ev.addrs[sel[j]][act[j]].astype(np.int64)
+                    words = a if atomic else None
+                    written = len(np.unique(a)) * max(int(ev.size), 1)  # the bytes a store's lanes write
+                    keyed.append((int(occ[j]), ev.pc, int(warps[j]), key, (ev.op, secs, words, written)))
         keyed.sort(key=lambda x: (x[0], x[1], x[2]))
         resident: set[int] = set()
         opened = {"ld": set(), "st": set()}  # the lines the block's loads / stores have reached DRAM for
@@ -118,7 +126,7 @@ class BlockAccesses:
             if isinstance(item, Access):
                 self.rows[key][w].append(item)
                 continue
-            op, secs, words = item
+            op, secs, words, written = item
             line_set = set((secs >> 2).tolist())
             if op == "ld":
                 miss = secs.tolist() if key in bypass else [s for s in secs.tolist() if s not in resident]
@@ -127,12 +135,14 @@ class BlockAccesses:
                 miss_lines = {s >> 2 for s in miss}
                 new = miss_lines - opened["ld"]
                 opened["ld"] |= miss_lines
-                self.rows[key][w].append(("ld", len(line_set), len(miss), len(miss_lines), len(secs), len(new), None))
+                self.rows[key][w].append(("ld", len(line_set), len(miss), len(miss_lines), len(secs), len(new), None,
+                                          0))
             else:
                 self.store_bytes += len(secs) * SECTOR
                 new = line_set - opened["st"]
                 opened["st"] |= line_set
-                self.rows[key][w].append((op, len(line_set), 0, len(line_set), len(secs), len(new), words))
+                self.rows[key][w].append((op, len(line_set), 0, len(line_set), len(secs), len(new), words,
+                                          min(written, len(secs) * SECTOR)))
 
     def for_warp(self, listing: Listing, stream: list[int], warp: int, dram_read: float, dram_write: float,
                  shfl_latency: float, units: atomics.Units | None = None, unit_clk: float = 0.0) -> list[Access]:
@@ -142,7 +152,7 @@ class BlockAccesses:
         `unit_clk` cycles of this SM per ns of a unit's time (the clock times the SMs that share them)."""
         ins = listing.instructions
         taken: dict[tuple, int] = defaultdict(int)
-        carry = self.carry  # the DRAM share carried from one request to the next, across the block's warps
+        carry, pending = self.carry, self.pending  # per direction, the DRAM share carried from one request to the next, across the block's warps
         out = []
         for i in stream:
             x = ins[i]
@@ -162,16 +172,21 @@ class BlockAccesses:
             if isinstance(row, Access):
                 out.append(row)
                 continue
-            op, lines, miss, miss_lines, sectors, new_lines, words = row
+            op, lines, miss, miss_lines, sectors, new_lines, words, written = row
             # whole requests go to DRAM, in the share the kernel's DRAM bytes call for (a request waits for
             # its slowest sector: spreading a fraction over every request would make each one a DRAM trip)
-            share = dram_read if op == "ld" else dram_write
-            carry += share
-            to_dram = carry >= 1.0 - 1e-9 and (miss if op == "ld" else sectors) > 0
-            if to_dram:
-                carry -= 1.0
-            # DRAM opens a line once for the block (the sectors its warps take from one line are one visit)
-            opened = float(new_lines) if to_dram else 0.0
+            # (the share is of the loads that miss in L1 and of every store: an L1 hit takes no part)
+            d = "ld" if op == "ld" else "st"
+            to_dram, opened = False, 0.0
+            if (miss if d == "ld" else sectors) > 0:
+                share = dram_read if d == "ld" else dram_write
+                carry[d] += share
+                # DRAM opens a line once for the block (the sectors its warps take from one line are one visit)
+                pending[d] += new_lines * share
+                to_dram = carry[d] >= 1.0 - 1e-9
+                if to_dram:
+                    carry[d] -= 1.0
+                    opened, pending[d] = pending[d], 0.0
             if op == "ld":
                 dram = miss * SECTOR if to_dram else 0.0
                 level = 1 if miss == 0 else (3 if to_dram else 2)
@@ -185,6 +200,5 @@ class BlockAccesses:
                     lanes = np.unique(words) if i in self.leaders else words
                     serial = tuple((u, ns * unit_clk) for u, ns in atomics.costs(lanes, units))
                 out.append(Access(float(max(lines, 1)), float(lines), float(dram), 2 if op == "atom" else 0,
-                                  l2_bytes=float(sectors * SECTOR), dram_lines=opened, serial=serial))
-        self.carry = carry
+                                  l2_bytes=float(written), dram_lines=opened, serial=serial))
         return out

@@ -349,6 +349,15 @@ def uneven_work(followed: dict[int, list[tuple[int, int]]], run_end: Callable[[i
     return (lo, hi) if hi > WORK_SPREAD * lo else None
 
 
+UNEVEN_BLOCKS = 128  # blocks sampled (about) where interior blocks did different work
+
+
+def uneven_samples(grid: Dim3) -> int:
+    """Interior blocks per dimension to sample when they did different work: about UNEVEN_BLOCKS in all."""
+    dims = sum(1 for g in grid if g > 1)
+    return max(INTERIOR_SAMPLES, int(UNEVEN_BLOCKS ** (1 / max(dims, 1))) - 2)
+
+
 def _function(launch: ResolvedLaunch, compiled: Compiled):
     """The kernel in cudasim, in a device memory of its own: addresses (in pictures, in the
     result cache) do not depend on what this process simulated before."""
@@ -412,6 +421,16 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     function = _function(launch, compiled)
     result, notes, body = simulate(launch, compiled, blocks, function=function, follow=follow)
     trace = result.trace
+    g = launch.grid
+    inside = lambda b: all(0 < c < n - 1 for c, n in zip(trace.block_coords(b), g) if n > 2)  # noqa: E731
+    if blocks is not None and not one_d and uneven_work(result.stats.get("followed", {}), function.program.run_end,
+                                                        inside):
+        # interior blocks whose loops depend on where they are (an escape-time image): their mean work is
+        # estimated from more of them, evenly spread
+        blocks, weights = _picks(g, uneven_samples(g))
+        function = _function(launch, compiled)
+        result, notes, body = simulate(launch, compiled, blocks, function=function, follow=blocks)
+        trace = result.trace
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
     notes.extend(extra)
@@ -424,13 +443,11 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
         notes.append(f"blocks {a} and {b} were sampled to stand for alike blocks but did different work: "
                      "the counts are sampled estimates; --all-blocks gives exact ones")
     if blocks is not None:
-        g = launch.grid
-        inside = lambda b: all(0 < c < n - 1 for c, n in zip(trace.block_coords(b), g) if n > 2)  # noqa: E731
         if (spread := uneven_work(result.stats.get("followed", {}), function.program.run_end, inside)):
             notes.append(f"the sampled interior blocks executed from {spread[0]:,} to {spread[1]:,} warp instructions "
                          f"each (loops that depend on the block or the data): the time and counts are estimates from "
-                         f"{len(set(blocks))} of {launch.blocks} blocks, and the time follows one of them; --all-blocks "
-                         "simulates every block")
+                         f"{len(set(blocks))} of {launch.blocks} blocks (the time model's SM runs each sampled interior block "
+                         "in turn); --all-blocks simulates every block")
     level = "PTX"
     disasm = sass.find_nvdisasm() if use_sass else None
     listing = None

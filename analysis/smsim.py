@@ -112,11 +112,13 @@ class Result:
     atomic_units: float = 0.0  # busy cycles of the busiest L2 atomic unit, this SM's share
 
 
-def simulate(ops: list[Op], warps: list[WarpWork], resident: int, blocks: int, mem: Memory,
+def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], resident: int, blocks: int, mem: Memory,
              barrier_latency: float, block_launch: float = 0.0, schedulers: int = 4, nregs: int = 640) -> Result:
     """Run `blocks` blocks of the warps `warps` (one block's), `resident` at a time, on one SM, which
-    starts a block at most every `block_launch` cycles."""
-    nw = len(warps)
+    starts a block at most every `block_launch` cycles. Blocks that do different work: `warps` is a
+    list of blocks' warps, and the i-th block launched runs the (i mod len)-th."""
+    kinds = warps if warps and isinstance(warps[0], list) else [warps]
+    nw = len(kinds[0])
     wf, drc, dlc, sigma = mem.wavefront_clk, mem.dram_byte_clk, mem.dram_line_clk, mem.dram_sigma
     draw = [0.0]  # the position in the sequence of quantiles
 
@@ -188,6 +190,7 @@ def simulate(ops: list[Op], warps: list[WarpWork], resident: int, blocks: int, m
         t = max(t, launcher[0])
         launcher[0] = t + block_launch
         b = {"live": nw, "arrived": 0, "at": 0.0, "waiting": [], "end": t, "warps": []}
+        warps = kinds[launched % len(kinds)]
         for k in range(nw):
             w = len(stream)
             stream.append(warps[k].stream)

@@ -321,3 +321,13 @@ def test_uneven_work_names_the_spread_of_interior_blocks():
     assert uneven_work(paths, run_end, lambda b: b != 0) == (60, 600)
     assert uneven_work({1: [(0, 0b11)] * 4, 2: [(0, 0b11)] * 5}, run_end, lambda b: True) is None
     assert uneven_work(paths, run_end, lambda b: b == 1) is None  # one interior block: nothing to compare
+
+
+def test_uneven_interior_blocks_are_sampled_more_densely():
+    """About UNEVEN_BLOCKS blocks in all, whatever the grid's dimensions (never fewer than the plan's)."""
+    from analysis.pipeline import INTERIOR_SAMPLES, UNEVEN_BLOCKS, _picks, uneven_samples
+    for grid in ((256, 256, 1), (64, 64, 64), (40, 1, 30)):
+        k = uneven_samples(grid)
+        assert k >= INTERIOR_SAMPLES
+        n = len(_picks(grid, k)[0])
+        assert UNEVEN_BLOCKS / 2 < n <= UNEVEN_BLOCKS

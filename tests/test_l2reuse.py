@@ -43,3 +43,12 @@ def test_a_gather_hits_l2_in_the_share_of_the_array_it_holds():
     twice = ArrayUse(footprint=64 * MB, offered=160 * MB, shared_dims=(), scattered=True)
     assert dram_reads([fits], (1000, 1, 1), 264, 32 * MB) == 16 * MB
     assert dram_reads([twice], (1000, 1, 1), 264, 32 * MB) == pytest.approx(64 * MB + 96 * MB / 2)
+
+
+def test_hot_sectors_of_a_scattered_array_stay_in_l2():
+    """A pivot row and column that every block loads (the share `hot` of the loads) are no random
+    references: only the rest of what goes beyond the footprint misses as a gather's would."""
+    pivot = ArrayUse(footprint=64 * MB, offered=100 * MB, shared_dims=(), scattered=True, hot=0.36)
+    assert dram_reads([pivot], (1000, 1, 1), 264, 32 * MB) == 64 * MB
+    some = ArrayUse(footprint=64 * MB, offered=160 * MB, shared_dims=(), scattered=True, hot=0.1)
+    assert dram_reads([some], (1000, 1, 1), 264, 32 * MB) == pytest.approx(64 * MB + (96 - 16) * MB / 2)

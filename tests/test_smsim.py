@@ -93,3 +93,12 @@ def test_latency_spread_makes_a_request_wait_for_its_slowest_line():
     one = run(ops, [WarpWork([0, 1], [Access(1.0, lines=1.0, dram_bytes=32.0, level=3)])], mem=mem)
     many = run(ops, [WarpWork([0, 1], [Access(1.0, lines=32.0, dram_bytes=1024.0, level=3)])], mem=mem)
     assert many.cycles > one.cycles + 50
+
+
+def test_blocks_that_do_different_work_run_in_turn():
+    """Two kinds of block, one at a time on the SM: the i-th block launched runs the (i mod 2)-th kind."""
+    long, short = [WarpWork([0] * 300, [])], [WarpWork([0] * 100, [])]
+    r = run([op()], [long, short], resident=1, blocks=4)
+    assert r.issued == 2 * 300 + 2 * 100
+    done = sorted(r.block_done)
+    assert done[1] - done[0] == pytest.approx(100, abs=6) and done[2] - done[1] == pytest.approx(300, abs=6)

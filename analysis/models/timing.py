@@ -18,7 +18,9 @@ to its atomic patterns); nothing is fitted to kernels' times.
 
 Bench sizes are simulated at two smaller sizes of the same kernel and the SM's cycles
 extrapolated linearly in the size (analysis.simulation); a launch with more blocks per SM than
-is worth simulating is extrapolated from the last wave's pace. The output says which.
+is worth simulating is extrapolated from the last wave's pace. The output says which. Where the
+sampled interior blocks did different work (loops that depend on the block or the data), the SM
+runs each of them in turn and the pace is their mean.
 """
 from __future__ import annotations
 
@@ -41,7 +43,7 @@ RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm
          "latency_dram_clk", "dram_queue_clk", "dram_sigma_clk",
          "launch_us", "launch_per_arg_us", "block_launch_clk", "block_launch_clk_1024",
          "atomic_chunk_bytes", "atomic_line_ns", "atomic_lane_ns", "atomic_repeat_ns", "atomic_same_line_ns",
-         "atomic_same_line_repeat_ns")
+         "atomic_same_line_lane_ns", "atomic_same_line_repeat_ns")
 SIM_BLOCKS = 16  # at least this many blocks (and three waves) are simulated before the pace is extrapolated
 SIM_INSTRUCTIONS = 400_000  # warp instructions one SM simulation may issue, beyond two waves
 _RESOURCE = {"fma": "fp32 pipe", "imad": "IMAD pipe", "alu": "integer/logic pipe", "fp64": "fp64 pipe",
@@ -111,8 +113,9 @@ def memory_totals(s: Sample) -> dict:
     order = sorted(range(len(s.buffers)), key=lambda i: s.buffers[i][0])
     starts = np.array([s.buffers[i][0] for i in order], dtype=np.int64)
     # per array: bytes, distinct bytes loaded, stored (over the grid), loads offered to L2 (each block's
-    # distinct sectors, summed over the grid), the dimensions along which blocks share what they load
-    arrays = [[float(n), 0.0, 0.0, 0.0, (), False] for _, n in s.buffers]
+    # distinct sectors, summed over the grid), the dimensions along which blocks share what they load,
+    # whether a block's loads span most of it, the share of its loads other sampled blocks load too
+    arrays = [[float(n), 0.0, 0.0, 0.0, (), False, 0.0] for _, n in s.buffers]
     unplaced = {"ld": 0.0, "st": 0.0}
     for j, op in enumerate(("ld", "st")):
         if not keys[op]:
@@ -136,6 +139,12 @@ def memory_totals(s: Sample) -> dict:
             arrays[a][4] = l2reuse.shared_dims({s.trace.block_coords(blk): v for blk, v in by_block.items()})
             span = np.median([(max(v) - min(v) + 1) * SECTOR for v in by_block.values()])
             arrays[a][5] = bool(span > 0.25 * s.buffers[a][1])
+            seen: dict[int, int] = {}
+            for v in by_block.values():
+                for x in v:
+                    seen[x] = seen.get(x, 0) + 1
+            offered = sum(len(v) for v in by_block.values())
+            arrays[a][6] = sum(1 for v in by_block.values() for x in v if seen[x] > 1) / offered if offered else 0.0
     c["arrays"] = arrays
     c["unplaced_ld"], c["unplaced_st"] = unplaced["ld"], unplaced["st"]
     return c
@@ -145,10 +154,10 @@ def dram_bytes(arrays: list, unplaced_ld: float, unplaced_st: float, grid: tuple
                capacity: float) -> tuple[float, float]:
     """(DRAM bytes read, written): stores, per array the distinct bytes, at most the array; loads, the
     footprints plus what L2 does not keep between the blocks that reuse them (analysis.l2reuse)."""
-    uses = [l2reuse.ArrayUse(min(n, ld), max(off, min(n, ld)), dims, sc) for n, ld, _, off, dims, sc in arrays
-            if ld > 0]
+    uses = [l2reuse.ArrayUse(min(n, ld), max(off, min(n, ld)), dims, sc, hot) for n, ld, _, off, dims, sc, hot
+            in arrays if ld > 0]
     rd = l2reuse.dram_reads(uses, grid, wave, capacity) + unplaced_ld
-    wr = sum(min(n, st) for n, _, st, _, _, _ in arrays) + unplaced_st
+    wr = sum(min(n, st) for n, _, st, *_ in arrays) + unplaced_st
     return rd, wr
 
 
@@ -182,15 +191,27 @@ def representative(s: Sample) -> int:
     return blocks[len(blocks) // 2]
 
 
+WORK_SPREAD = 1.25  # sampled interior blocks whose warp instructions differ more than this run in turn
+
+
 @dataclass
 class Prepared:
-    """One sample, ready for the SM: each warp's SASS stream, its memory accesses, the memory totals."""
+    """One sample, ready for the SM: per block it runs (the representative one; where the sampled interior
+    blocks did different work, each of them), each warp's SASS stream and its memory accesses; the memory
+    totals."""
 
     sample: Sample
     block: int
-    streams: list
-    accesses: memaccess.BlockAccesses
+    kinds: list  # (streams, BlockAccesses) per block the SM runs in turn
     totals: dict
+
+    def per_block(self, f) -> float:
+        """The mean of f(streams, accesses) over the blocks the SM runs."""
+        return sum(f(st, acc) for st, acc in self.kinds) / len(self.kinds)
+
+
+def _interior(s: Sample, b: int) -> bool:
+    return all(0 < c < n - 1 for c, n in zip(s.trace.block_coords(b), s.grid) if n > 2)
 
 
 def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
@@ -198,28 +219,40 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         raise NoRates("the timing model reads the SASS the GPU runs: pip install nvidia-cuda-nvdisasm")
     prog = s.program
     walker = sassflow.Walker.build(sassflow.sass_graph(s.listing), sim.body, prog.cfg, prog.fn.labels, prog.run_end)
+    bypass, leaders = memaccess.bypass_keys(s.listing), memaccess.leader_elected(s.listing)
+
+    def kind(block: int) -> tuple[list, memaccess.BlockAccesses]:
+        path = s.followed[block]
+        streams = []
+        for w in range(-(-sim.threads_per_block // 32)):
+            pw = [pc for pc, bits in path if bits >> w & 1]
+            streams.append(walker.stream(pw).tolist() if pw else [])
+        return streams, memaccess.BlockAccesses(s.trace, block, r["latency_smem_clk"], r["atoms_latency"],
+                                                r["latency_ld_shared_clk"], bypass, leaders)
+
     block = representative(s)
-    path = s.followed[block]
-    streams = []
-    for w in range(-(-sim.threads_per_block // 32)):
-        pw = [pc for pc, bits in path if bits >> w & 1]
-        streams.append(walker.stream(pw).tolist() if pw else [])
-    acc = memaccess.BlockAccesses(s.trace, block, r["latency_smem_clk"], r["atoms_latency"],
-                                  r["latency_ld_shared_clk"], memaccess.bypass_keys(s.listing),
-                                  memaccess.leader_elected(s.listing))
-    return Prepared(s, block, streams, acc, memory_totals(s))
+    kinds = [kind(block)]
+    # blocks whose loops depend on the block or the data (escape times, ragged rows): the SM runs every
+    # sampled interior block in turn, as the hardware's blocks come to it from all over the grid
+    inner = [b for b in sorted(s.followed) if b != block and _interior(s, b)]
+    if inner and _interior(s, block):
+        more = [kind(b) for b in inner]
+        work = [sum(map(len, st)) for st, _ in kinds + more]
+        if min(work) > 0 and max(work) > WORK_SPREAD * min(work):
+            kinds += more
+    return Prepared(s, block, kinds, memory_totals(s))
 
 
 def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, resident: int, f_rd: float,
               f_wr: float, dram_rate: float, dram_u: float | None = None) -> dict:
     """One SM running `busiest` blocks of this sample's program: cycles, resources' busy cycles, counts.
     `f_rd` / `f_wr`: the share of L1-missing load bytes / stored bytes that DRAM moves, at `dram_rate`."""
-    s, streams = p.sample, p.streams
+    s = p.sample
     clk = r["sm_clock_mhz"] * 1e6
     units = atomics.Units.of(r)
     unit_clk = clk * 1e-9 * active_sms  # a unit's ns, in this SM's cycles: every busy SM queues there alike
-    warps = [smsim.WarpWork(st, p.accesses.for_warp(s.listing, st, w, f_rd, f_wr, r["shfl_latency"], units, unit_clk))
-             for w, st in enumerate(streams)]
+    kinds = [[smsim.WarpWork(st, acc.for_warp(s.listing, st, w, f_rd, f_wr, r["shfl_latency"], units, unit_clk))
+              for w, st in enumerate(streams)] for streams, acc in p.kinds]
     ops = sassops.decode(s.listing.instructions, r)
     per_sm = 1.0 / active_sms / clk  # a chip-wide rate per second -> this SM's share per cycle
 
@@ -235,18 +268,20 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
                             r["latency_l2_clk"], r["latency_dram_clk"] + wait,
                             r["dram_sigma_clk"])
 
-    threads = len(streams) * 32
+    threads = len(kinds[0]) * 32
     launch_clk = r["block_launch_clk"] + (r["block_launch_clk_1024"] - r["block_launch_clk"]) * max(0, threads - 256) / 768
 
     # whole waves of resident blocks, then the last, partial wave: the waves between are extrapolated at
     # the pace of the last whole one (as many waves as SIM_INSTRUCTIONS allows, at least two)
-    per_block = max(sum(len(st) for st in streams), 1)
-    waves = max(2, min(-(-SIM_BLOCKS // resident), SIM_INSTRUCTIONS // (resident * per_block)))
+    per_block = max(p.per_block(lambda st, _: sum(map(len, st))), 1)
+    waves = max(2, min(-(-SIM_BLOCKS // resident), int(SIM_INSTRUCTIONS // (resident * per_block))))
+    if len(kinds) > 1:  # after the first wave, every kind of block at least once
+        waves = max(waves, 1 + -(-len(kinds) // resident))
     full = resident * waves
     n = busiest if busiest <= full + busiest % resident else full + busiest % resident
 
     def run(u: float) -> smsim.Result:
-        return smsim.simulate(ops, warps, resident, n, memory(u), r["barrier_latency"], launch_clk)
+        return smsim.simulate(ops, kinds, resident, n, memory(u), r["barrier_latency"], launch_clk)
 
     # DRAM's latency grows with its load (requests queue at the channels, measured: dram_queue_clk): the
     # utilization u at which a run at latency(u) keeps DRAM busy u of the time (the secant between a run
@@ -268,7 +303,8 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     cycles = res.cycles
     if busiest > n:
         done = sorted(res.block_done)
-        pace = (done[full - 1] - done[full - 1 - resident]) / resident
+        first = full - 1 - resident if len(kinds) == 1 else resident - 1  # blocks alike: the last whole wave
+        pace = (done[full - 1] - done[first]) / (full - 1 - first)
         # a server's busy time per block bounds the pace too: stores and atomics that no warp waits for
         # still queue there, and in the steady state the SM cannot outrun them
         pace = max(pace, *(busy / n for busy in (res.l2, res.dram, res.atomic_units, res.data_stage)))
@@ -280,16 +316,17 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
         name = _RESOURCE.get(sassops.PIPES[pipe])
         if name:
             per_pipe[name] = per_pipe.get(name, 0.0) + b * k
-    for st in streams:
-        for i in st:
-            pipe = sassops.PIPES[ops[i].pipe]
-            counts[pipe] = counts.get(pipe, 0.0) + 1
+    for streams, _ in p.kinds:
+        for st in streams:
+            for i in st:
+                pipe = sassops.PIPES[ops[i].pipe]
+                counts[pipe] = counts.get(pipe, 0.0) + 1 / len(p.kinds)
     nb = s.blocks_total
     t = p.totals
     return {"cycles": cycles, "issued": res.issued * k, "pipes": per_pipe, "l1": res.data_stage * k,
             "l2": res.l2 * k, "dram": res.dram * k, "atomic_units": res.atomic_units * k,
             "idle": {w: v * k for w, v in res.idle.items()},
-            "warp_instructions_per_block": sum(len(st) for st in streams), "pipe_instructions_per_block": counts,
+            "warp_instructions_per_block": per_block, "pipe_instructions_per_block": counts,
             "totals_per_block": {key: t[key] / nb for key in ("ld_requests", "ld_sectors", "ld_lines", "st_requests",
                                                                "st_sectors", "st_lines")},
             "simulated_blocks": n, "block": p.block, "dram_u": dram_u}
@@ -301,7 +338,8 @@ def _memory_at_size(sim: Simulation, preps: list[Prepared], wave: int, capacity:
     traffic linearly."""
     def per(p: Prepared) -> tuple[list, float, float, float, float]:
         t = p.totals
-        return t["arrays"], t["unplaced_ld"], t["unplaced_st"], p.accesses.load_miss_bytes, p.accesses.store_bytes
+        return (t["arrays"], t["unplaced_ld"], t["unplaced_st"], p.per_block(lambda _, a: a.load_miss_bytes),
+                p.per_block(lambda _, a: a.store_bytes))
 
     grid = sim.grid
     if len(preps) == 1:
