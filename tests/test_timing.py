@@ -114,3 +114,20 @@ def test_sass_instruction_counts_match_ncu():
         launch = pipeline.resolve_catalog(name, row["size"])
         d = timing.analyze(simulation.simulation(launch))
         assert d["counts"]["warp_instructions"] == pytest.approx(row["metrics"]["smsp__inst_executed.sum"], rel=0.03), name
+
+
+def test_a_sass_walk_that_loses_the_path_is_refused():
+    """A linear-probing hash lookup (a loop with a return inside, whose trip count is the data's): the
+    SASS walk of its loop does not follow the PTX path (10,000 SASS for 200 PTX instructions). The time
+    built on it would be 4x too long, so the model refuses in one line instead."""
+    need_nvrtc()
+    import dataclasses
+
+    from analysis import sass, simulation
+    from corpus.compare import resolve
+    from corpus.sets import load_set
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    k = dataclasses.replace(load_set("holdout3").get("hash_lookup_linear_probe"), size=4096)
+    with pytest.raises(ValueError, match="lost warp .* PTX path"):
+        timing.analyze(simulation.simulation(resolve(k)))

@@ -191,6 +191,7 @@ def representative(s: Sample) -> int:
     return blocks[len(blocks) // 2]
 
 
+LOST_PATH = 16.0  # a warp's SASS stream this many times its PTX instructions has lost the path (math: ~10x)
 WORK_SPREAD = 1.25  # sampled interior blocks whose warp instructions differ more than this run in turn
 
 
@@ -227,6 +228,11 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         for w in range(-(-sim.threads_per_block // 32)):
             pw = [pc for pc, bits in path if bits >> w & 1]
             streams.append(walker.stream(pw).tolist() if pw else [])
+            ptx = sum(prog.run_end(pc) - pc for pc in pw)
+            if len(streams[-1]) > LOST_PATH * max(ptx, 8):
+                raise ValueError(f"the SASS walk lost warp {w}'s PTX path in block {s.trace.block_coords(block)} "
+                                 f"({len(streams[-1]):,} SASS instructions for {ptx:,} PTX ones); this kernel's time "
+                                 "cannot be predicted")
         return streams, memaccess.BlockAccesses(s.trace, block, r["latency_smem_clk"], r["atoms_latency"],
                                                 r["latency_ld_shared_clk"], bypass, leaders)
 
