@@ -26,6 +26,7 @@ from .ptx import Module, parse_module
 from .trace import Trace
 
 __all__ = ["SourceModule", "Function", "Launch", "In", "Out", "InOut"]
+GUARD = 512  # bytes between the arrays of a checked launch
 
 
 @dataclass
@@ -140,6 +141,7 @@ class Function:
         self.module, self.entry, self.name, self.resources = module, entry, name, resources
         self.fn = module.module.functions[entry]
         self._program: Program | None = None
+        self._checked: Program | None = None
         # the driver's limits are those of the chip the PTX targets (the default row without one)
         self.gpu: GPU = for_arch(module.module.target or "") or get_gpu()
         self.max_dynamic_shared = self.gpu.smem_per_block_default
@@ -149,6 +151,14 @@ class Function:
         if self._program is None:
             self._program = Program(self.module.module, self.fn, self.module.memory, self.module.symbols)
         return self._program
+
+    @property
+    def checked_program(self) -> Program:
+        """The kernel decoded for `check="full"` (cudasim.check): built on first use, apart from `program`."""
+        if self._checked is None:
+            self._checked = Program(self.module.module, self.fn, self.module.memory, self.module.symbols,
+                                    checked=True)
+        return self._checked
 
     # PyCUDA's function attributes
     @property
@@ -211,22 +221,35 @@ class Function:
                                   f"{gpu.regs_per_sm}")
 
     def __call__(self, *args, block=(1, 1, 1), grid=(1, 1), shared: int = 0, stream=None, time_kernel: bool = False,
-                 run_blocks=None, trace_blocks=None, trace: bool = True, check: bool = True,
+                 run_blocks=None, trace_blocks=None, trace: bool = True, check: bool | str = True,
                  lanes_per_batch: int = 1 << 15, follow_blocks=None) -> Launch:
+        """Run the kernel. `check`: True (default) the quick shared-memory check; "full" every check of
+        cudasim.check (races in shared and global memory, bounds, barriers, initialisation, warp syncs:
+        findings of cudasim.check.Finding, and the run goes on past them); False none."""
+        if check not in (True, False, "full"):
+            raise ValueError(f"check={check!r}: use True, False or \"full\"")
         block3, grid3 = _dims(block, "block"), _dims(grid, "grid")
         self.check_launch(grid3, block3, int(shared))
         params = self.fn.params
         if len(args) != len(params):
             raise TypeError(f"{self.name} takes {len(params)} arguments, {len(args)} given")
-        prog = self.program  # decoded once per function, on its first call
+        prog = self.checked_program if check == "full" else self.program  # decoded once, on first use
         t0 = time.perf_counter()
         mem = self.module.memory
         buf = np.zeros(max(self.fn.param_bytes, 1), np.uint8)
         temps: list[tuple[int, np.ndarray, bool]] = []
+        unwritten: list[tuple[int, int]] = []  # Out(...) arrays: device memory the host did not write
+        guards: list[int] | None = [] if check == "full" else None  # cudasim.check: no-man's-land around arrays
         try:
             for i, (a, p) in enumerate(zip(args, params)):
-                raw = self._pack(i, a, p, mem, temps)
+                raw = self._pack(i, a, p, mem, temps, unwritten, guards)
                 buf[p.offset:p.offset + len(raw)] = np.frombuffer(raw, np.uint8)
+            if prog.checker is not None:
+                if temps:
+                    guards.append(mem.alloc(GUARD, "cudasim.check's guard zone"))
+                prog.checker.unwritten = unwritten
+                prog.checker.known = [(ptr, arr.nbytes) for ptr, arr, _ in temps]
+                prog.checker.guards = set(guards)
             tr, stats, findings = prog.launch(buf, grid3, block3, int(shared), run_blocks, trace_blocks, trace, check,
                                               lanes_per_batch, follow_blocks)
             outputs = []
@@ -235,13 +258,17 @@ class Function:
                     arr.reshape(-1).view(np.uint8)[:] = mem.read(ptr, arr.nbytes)
                     outputs.append(arr)
         finally:
+            if prog.checker is not None:
+                prog.checker.release()
             for ptr, _, _ in reversed(temps):
+                mem.free(ptr)
+            for ptr in reversed(guards or []):
                 mem.free(ptr)
         stats["call_seconds"] = time.perf_counter() - t0  # what the caller waited: copies and trace included
         stats["buffers"] = [(int(ptr), int(arr.nbytes)) for ptr, arr, _ in temps]  # the arrays passed: (address, bytes)
         return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs)
 
-    def _pack(self, i: int, a, p, mem: GlobalMemory, temps: list) -> bytes:
+    def _pack(self, i: int, a, p, mem: GlobalMemory, temps: list, unwritten: list, guards: list | None) -> bytes:
         where = f"argument {i} of {self.name}"
         if isinstance(a, (ArgumentHandler, np.ndarray)):
             arr = a.array if isinstance(a, ArgumentHandler) else a
@@ -249,10 +276,14 @@ class Function:
             copy_out = a.copy_out if isinstance(a, ArgumentHandler) else True
             if not arr.flags.c_contiguous:
                 raise TypeError(f"{where}: the array is not contiguous; pass np.ascontiguousarray(...)")
+            if guards is not None:  # an overrun into the neighbouring array is out of bounds, not a valid access
+                guards.append(mem.alloc(GUARD, "cudasim.check's guard zone"))
             ptr = mem.alloc(arr.nbytes, f"{where} ({arr.dtype}[{arr.size}])")
             temps.append((ptr, arr, copy_out))
             if copy_in and arr.nbytes:
                 mem.write(ptr, arr)
+            elif not copy_in:
+                unwritten.append((ptr, arr.nbytes))
             value = np.uint64(ptr)
         elif isinstance(a, DeviceAllocation):
             value = np.uint64(int(a))

@@ -42,10 +42,17 @@ class Program:
     """An entry function decoded for execution: layout, CFG, one closure per instruction, the
     regrouped straight-line runs; `launch` runs a grid of it."""
 
-    def __init__(self, module: Module, fn: Function, gmem: GlobalMemory, symbols: dict[str, int]):
+    def __init__(self, module: Module, fn: Function, gmem: GlobalMemory, symbols: dict[str, int],
+                 checked: bool = False):
         self.module, self.fn, self.gmem = module, fn, gmem
         self.reg_types = dict(fn.regs)
-        self.layout = Layout(module, fn, symbols)
+        self.checker = None
+        if checked:  # cudasim.check sees every access and sync; a separate program, so the plain one pays nothing
+            from .check.engine import Checker
+            self.checker = Checker(module, fn, symbols)
+            self.layout = self.checker.layout
+        else:
+            self.layout = Layout(module, fn, symbols)
         self.cfg = build_cfg(fn)
         body = fn.body
         rows = [OPCODES.get(ins.base) for ins in body]
@@ -64,9 +71,11 @@ class Program:
             runs_here = r.refused or r.decode is not None
             self.kinds.append(_NORMAL if runs_here else _BRA if r.branch else _EXIT)
             self.targets.append(fn.labels[ins.operands[0].name] if self.kinds[-1] == _BRA else -1)
+        if self.checker is not None:
+            self.checker.instrument(self.ops, self.ctx)
         self.leaders = {blk.start for blk in self.cfg.blocks}
         self.fusion = Fusion(body, self.ops, self.guards, [k == _NORMAL for k in self.kinds], self.leaders,
-                             self.ctx, FUSE)
+                             self.ctx, FUSE, fuse_memory=self.checker is None)
         self.runs = self.fusion.runs  # pc -> (end pc, steps, instructions): straight-line code from pc
         self._straight = self.fusion.run
         for blk in self.cfg.blocks:  # scheduled at decode, like the closures
@@ -206,6 +215,9 @@ class Program:
         per_batch = max(1, lanes_per_batch // lpb)
         self.recorder.reset()
         self.hazards.start_launch()
+        chk = self.checker
+        if chk is not None:
+            chk.start_launch(self.gmem, grid, block, lpb, len(ids))
         stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(len(ids)),
                  "blocks_total": int(total), "pc_runs": {}}
         follow = set() if follow_blocks is None else {int(x) for x in follow_blocks}
@@ -219,9 +231,13 @@ class Program:
                 if traced is not None:
                     tw = np.isin(chunk, traced)
                     b.traced_warps = np.repeat(tw, lpb // 32) if tw.any() else None
-                self.hazards.start_batch(b, check and bool(self.static_shared or dynamic_shared))
+                self.hazards.start_batch(b, check and chk is None and bool(self.static_shared or dynamic_shared))
+                if chk is not None:
+                    chk.start_batch(b)
                 b.profiled = [(j, []) for j, bid in enumerate(chunk) if int(bid) in follow]
                 self.run_batch(b, stats)
+                if chk is not None:
+                    chk.end_batch(b)
                 for j, path in b.profiled:
                     followed[int(chunk[j])] = path
         stats["wall_seconds"] = time.perf_counter() - t0
@@ -232,7 +248,7 @@ class Program:
         traced_blocks = (None if traced is None or (run_blocks is None and trace_blocks is None)
                          else [int(x) for x in traced])
         tr = self.recorder.build(self.fn.body, grid, block, traced_blocks)
-        return tr, stats, list(self.hazards.findings.values())
+        return tr, stats, chk.end_launch() if chk is not None else list(self.hazards.findings.values())
 
 
 def _follow(watch: list, m: Mask, lpb: int, pc: int) -> None:

@@ -44,9 +44,10 @@ class Fusion:
 
     def __init__(self, body: Sequence[Instruction], ops: Sequence[Op | None],
                  guards: Sequence[tuple[str | None, bool]], straight: Sequence[bool], leaders: set[int],
-                 ctx: DecodeContext, fuse: bool):
+                 ctx: DecodeContext, fuse: bool, fuse_memory: bool = True):
         self.body, self.ops, self.guards, self.straight, self.leaders = body, ops, guards, straight, leaders
         self.ctx, self.reg_types, self.fuse = ctx, ctx.reg_types, fuse
+        self.fuse_memory = fuse_memory  # False: loads and stores run one by one, each through layout.locate
         self.layout, self.hazards, self.recorder = ctx.layout, ctx.hazards, ctx.recorder
         self.runs: dict[int, Run] = {}
 
@@ -63,7 +64,7 @@ class Fusion:
         steps = []
         for grp in _adjacent_stores(groups, [self._store_signature(i) for i in pcs]):
             members = [pcs[i] for i in grp]
-            if len(members) < _MIN_FUSED:
+            if len(members) < _MIN_FUSED or (not self.fuse_memory and OPCODES[self.body[members[0]].base].access):
                 steps.extend((self.ops[i], *self.guards[i]) for i in members)
             elif OPCODES[self.body[members[0]].base].access is not None:
                 steps.append((self._fuse_memory(members), None, False))

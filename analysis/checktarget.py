@@ -1,0 +1,51 @@
+"""The target resolver of `python -m cudasim.check`: catalog names and file.cu::kernel, as every
+analysis command resolves them.
+
+cudasim may not import analysis or kernels, so it finds this module through the
+`cudasim.targets` entry point (setup.cfg) and calls `add_arguments` and `resolve`: one
+resolution (defines, sizes, the GPU row, arguments from the catalog or from `--arg`) for the
+checker and the models alike.
+"""
+from __future__ import annotations
+
+import argparse
+
+from cudasim import CompileError
+from cudasim.check.targets import Target, TargetError
+
+from . import pipeline
+from .args import TargetError as AnalysisTargetError
+from .args import parse_signature
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """TARGET and the options that shape its launch (those of pipeline.add_target_args)."""
+    p.add_argument("target", help="catalog name, or path/to/file.cu::kernel")
+    p.add_argument("--grid", help="X[,Y[,Z]] blocks (file targets)")
+    p.add_argument("--block", help="X[,Y[,Z]] threads (file targets)")
+    p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes per block (file targets)")
+    p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
+                   help="scalar by name, or buffer NAME=float32[COUNT] (file targets)")
+    p.add_argument("--define", action="append", default=[], metavar="NAME=VALUE",
+                   help="preprocessor define; a catalog kernel's launch follows its own (TILE, BLOCK_ROWS, BK, ...)")
+    p.add_argument("--size", type=int, help="problem size for catalog kernels (default: the simulator's size)")
+    p.add_argument("--gpu", help="GPU from cudasim/gpus.json (default H100-SXM): its SM count sizes the catalog's "
+                   "grid, its compute capability is compiled for")
+
+
+def resolve(a: argparse.Namespace) -> Target:
+    """The launch TARGET names, compiled, with its arguments by parameter name."""
+    try:
+        launch = pipeline.resolve(a)
+        compiled = pipeline.compile_launch(launch)
+        args, notes = launch.arguments()
+        try:
+            names = [p.name for p in parse_signature(launch.source, launch.kernel)]
+        except AnalysisTargetError:
+            names = []
+    except (AnalysisTargetError, CompileError, LookupError, ValueError) as e:
+        raise TargetError(str(e).splitlines()[0]) from None
+    if len(names) != len(args):
+        names = [f"arg{i}" for i in range(len(args))]
+    return Target(launch.describe(), launch.kernel, compiled.result.ptx, compiled.result, launch.grid, launch.block,
+                  launch.shared, list(zip(names, args)), notes)

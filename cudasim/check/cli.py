@@ -1,0 +1,108 @@
+"""`python -m cudasim.check TARGET [options]`: run every block of a launch with every check on.
+
+Exit status: 0 when nothing was found, 1 when anything was, 2 for input that cannot be used
+(one line on stderr naming the problem and the fix). Long runs say how far they are on
+stderr; a run past `--timeout` seconds stops (a spin-wait between blocks never ends where
+the simulator runs the waiter first), and findings are kept up to `--limit` per kind.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import time
+from typing import NoReturn
+
+import numpy as np
+
+from ..api import SourceModule
+from ..compile import CompileError
+from ..driver import Out
+from ..errors import SimulationError
+from ..memory import GlobalMemory
+from . import report
+from .targets import TargetError, resolver
+
+PROG = "python -m cudasim.check"
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:  # argparse's usage errors, in one line
+        fail(f"{message}; see `{PROG} --help` for the options")
+
+
+def fail(msg: str) -> NoReturn:
+    print(f"error: {msg}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def parser(res) -> argparse.ArgumentParser:
+    p = _Parser(prog=PROG, description="Check a kernel launch on the CPU as compute-sanitizer would on a GPU "
+                "(racecheck, memcheck, synccheck, initcheck), and more: races in global memory and inside a warp, "
+                "uninitialized shared memory, warp-sync masks. Every block is simulated.")
+    res.add_arguments(p)
+    p.add_argument("--json", action="store_true", help='print {"findings": [...], ...} as JSON')
+    p.add_argument("--uninit", action="append", default=[], metavar="NAME",
+                   help="a buffer argument the host does not initialize (cudaMalloc without a copy): its reads "
+                        "before any write are reported")
+    p.add_argument("--limit", type=int, default=50, help="findings kept per kind (default 50)")
+    p.add_argument("--timeout", type=float, default=600.0, help="stop after this many seconds (default 600)")
+    return p
+
+
+def main(argv: list[str] | None = None, resolve=None) -> int:
+    """The command; `resolve` replaces the registered target resolver (tests)."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    res = resolve or resolver()
+    if res is None:
+        fail("no target resolver is registered (the cudasim.targets entry point that the analysis package "
+             "provides): install the project with `pip install -e .` and run again")
+    a = parser(res).parse_args(argv)
+    if a.limit < 1 or a.timeout <= 0:
+        fail("--limit and --timeout must be positive")
+    t0 = time.perf_counter()
+    try:
+        target = res.resolve(a)
+    except TargetError as e:
+        fail(str(e))
+    except CompileError as e:
+        fail(str(e).splitlines()[0])
+    names = [n for n, _ in target.args]
+    unknown = [n for n in a.uninit if n not in names]
+    if unknown:
+        fail(f"--uninit {unknown[0]}: the kernel has no parameter of that name; it takes {', '.join(names)}")
+    args = []
+    for name, v in target.args:
+        if name in a.uninit:
+            if not isinstance(v, np.ndarray):
+                fail(f"--uninit {name}: {name} is a scalar, not a buffer")
+            v = Out(v)
+        args.append(v)
+    try:
+        mod = SourceModule.from_ptx(target.ptx, target.compiled, memory=GlobalMemory())
+        f = mod.get_function(target.kernel)
+        chk = f.checked_program.checker
+        chk.limit, chk.timeout = a.limit, a.timeout
+        chk.progress = _progress
+        launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False)
+    except (SimulationError, TypeError, ValueError) as e:
+        fail(str(e).splitlines()[0])
+    seconds = time.perf_counter() - t0
+    findings = launch.findings
+    notes = list(target.notes) + chk.notes
+    blocks = launch.stats["blocks_run"]
+    threads = blocks * int(np.prod(target.block))
+    stats = (f"{blocks:,} blocks, {threads:,} threads, every block simulated "
+             f"({launch.stats['warp_instructions']:,} warp instructions in {seconds:.2f} s)")
+    if a.json:
+        print(json.dumps(report.to_json(target.description, target.grid, target.block, findings, notes, seconds),
+                         indent=1, default=str))
+    else:
+        print(report.render(target.description, findings, notes, stats))
+    return 1 if findings else 0
+
+
+def _progress(done: int, total: int, seconds: float) -> None:
+    print(f"cudasim.check: {done:,} of {total:,} blocks checked ({seconds:.0f} s)", file=sys.stderr, flush=True)
