@@ -19,18 +19,8 @@ from .args import parse_signature
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """TARGET and the options that shape its launch (those of pipeline.add_target_args)."""
-    p.add_argument("target", help="catalog name, or path/to/file.cu::kernel")
-    p.add_argument("--grid", help="X[,Y[,Z]] blocks (file targets)")
-    p.add_argument("--block", help="X[,Y[,Z]] threads (file targets)")
-    p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes per block (file targets)")
-    p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                   help="scalar by name, or buffer NAME=float32[COUNT] (file targets)")
-    p.add_argument("--define", action="append", default=[], metavar="NAME=VALUE",
-                   help="preprocessor define; a catalog kernel's launch follows its own (TILE, BLOCK_ROWS, BK, ...)")
-    p.add_argument("--size", type=int, help="problem size for catalog kernels (default: the simulator's size)")
-    p.add_argument("--gpu", help="GPU from cudasim/gpus.json (default H100-SXM): its SM count sizes the catalog's "
-                   "grid, its compute capability is compiled for")
+    """TARGET and the options that shape its launch (pipeline.add_launch_args)."""
+    pipeline.add_launch_args(p)
 
 
 def resolve(a: argparse.Namespace) -> Target:

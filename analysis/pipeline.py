@@ -125,6 +125,14 @@ def target_command(args: argparse.Namespace) -> str:
 
 def add_target_args(p: argparse.ArgumentParser) -> None:
     """The TARGET and the options every model's command takes."""
+    add_launch_args(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+    p.add_argument("--all-blocks", action="store_true", help="simulate every block however many there are")
+    p.add_argument("--no-cache", action="store_true", help="ignore the on-disk result cache")
+
+
+def add_launch_args(p: argparse.ArgumentParser) -> None:
+    """The TARGET and the options that shape its launch."""
     p.add_argument("target", help="catalog name, or path/to/file.cu::kernel")
     p.add_argument("--grid", help="X[,Y[,Z]] blocks (file targets)")
     p.add_argument("--block", help="X[,Y[,Z]] threads (file targets)")
@@ -136,9 +144,6 @@ def add_target_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", type=int, help="problem size for catalog kernels")
     p.add_argument("--gpu", help="GPU from cudasim/gpus.json (default H100-SXM): its SM count sizes the catalog's "
                    "grid, its compute capability is compiled for")
-    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    p.add_argument("--all-blocks", action="store_true", help="simulate every block however many there are")
-    p.add_argument("--no-cache", action="store_true", help="ignore the on-disk result cache")
 
 
 def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> ResolvedLaunch:

@@ -20,6 +20,27 @@ def ballot(pred: np.ndarray, act: np.ndarray) -> np.ndarray:
     return bits.view("<u4").ravel().astype(np.uint32)
 
 
+def shfl_source(mode: str, lane: np.ndarray, bval: np.ndarray, cv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """shfl.sync's source lane per lane and whether it is in range (PTX ISA: b the lane or offset, c the
+    clamp and segment mask); out of range, a lane reads its own value."""
+    seg = (cv >> 8) & 31
+    maxl = (lane & seg) | (cv & 31 & ~seg)
+    minl = lane & seg
+    if mode == "up":
+        j = lane - bval
+        p = j >= maxl
+    elif mode == "down":
+        j = lane + bval
+        p = j <= maxl
+    elif mode == "bfly":
+        j = lane ^ bval
+        p = j <= maxl
+    else:
+        j = minl | (bval & ~seg)
+        p = j <= maxl
+    return np.where(p, j, lane), p
+
+
 def decode_shfl(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     mode = next(x for x in ins.mods if x in ("up", "down", "bfly", "idx"))
     d, a, bo, c = ins.operands[:4]
@@ -29,24 +50,7 @@ def decode_shfl(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
 
     def shfl(b: Batch, m: Mask) -> None:
         lane = b.sregs["%laneid"].astype(np.int64)
-        bval = np.asarray(rb(b)).astype(np.int64) & 31
-        cv = np.asarray(rc(b)).astype(np.int64)
-        seg = (cv >> 8) & 31
-        maxl = (lane & seg) | (cv & 31 & ~seg)
-        minl = lane & seg
-        if mode == "up":
-            j = lane - bval
-            p = j >= maxl
-        elif mode == "down":
-            j = lane + bval
-            p = j <= maxl
-        elif mode == "bfly":
-            j = lane ^ bval
-            p = j <= maxl
-        else:
-            j = minl | (bval & ~seg)
-            p = j <= maxl
-        j = np.where(p, j, lane)
+        j, p = shfl_source(mode, lane, np.asarray(rb(b)).astype(np.int64) & 31, np.asarray(rc(b)).astype(np.int64))
         src = np.arange(b.L) // 32 * 32 + j
         v = np.broadcast_to(np.asarray(ra(b)), (b.L,))
         put(b, v[src], m)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..operands import reader
 from ..state import Batch, Mask
+from ..warp import shfl_source
 from .findings import Finding, Side, site
 
 if TYPE_CHECKING:
@@ -207,22 +208,7 @@ def _shuffle_sources(chk: "Checker", ins, pc: int, b: Batch, idx, mv, live, shfl
     lane = (idx % 32).astype(np.int64)
     bval = np.broadcast_to(np.asarray(rb(b)).astype(np.int64), (b.L,))[idx] & 31
     cv = np.broadcast_to(np.asarray(rc(b)).astype(np.int64), (b.L,))[idx]
-    seg = (cv >> 8) & 31  # as cudasim.warp.decode_shfl computes the source lane
-    maxl = (lane & seg) | (cv & 31 & ~seg)
-    minl = lane & seg
-    if mode == "up":
-        j = lane - bval
-        p = j >= maxl
-    elif mode == "down":
-        j = lane + bval
-        p = j <= maxl
-    elif mode == "bfly":
-        j = lane ^ bval
-        p = j <= maxl
-    else:
-        j = minl | (bval & ~seg)
-        p = j <= maxl
-    j = np.where(p, j, lane)
+    j, p = shfl_source(mode, lane, bval, cv)
     src = idx - lane + j
     outside = p & (((mv[idx] >> j) & 1) == 0)
     gone = p & ~outside & ~live[src]
