@@ -11,8 +11,9 @@ simulated as asked, blocks sampled by analysis.pipeline.plan_blocks).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -205,11 +206,13 @@ CORPUS: list[CorpusKernel] = [
           rtol=1e-6, inputs_desc="in: 8n signed floats, every 8th used"),
 ]
 
-BY_NAME = {k.name: k for k in CORPUS}
+def index(kernels: list[CorpusKernel]) -> tuple[dict[str, CorpusKernel], Callable[[str], CorpusKernel]]:
+    """A set's BY_NAME and get (name -> entry; KeyError for a name the set lacks): every manifest's."""
+    by_name = {k.name: k for k in kernels}
+    return by_name, by_name.__getitem__
 
 
-def get(name: str) -> CorpusKernel:
-    return BY_NAME[name]
+BY_NAME, get = index(CORPUS)
 
 
 def main(kernels: list[CorpusKernel] | None = None) -> int:

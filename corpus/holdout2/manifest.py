@@ -18,7 +18,7 @@ import numpy as np
 
 from kernels.catalog import _positive, _signed
 
-from ..manifest import SMS, CorpusKernel, _blocks, _nan, entry
+from ..manifest import SMS, CorpusKernel, _blocks, _nan, entry, index
 
 __all__ = ["CORPUS", "BY_NAME", "get", "SMS", "CorpusKernel"]
 
@@ -436,17 +436,8 @@ CORPUS: list[CorpusKernel] = [
           inputs_desc="a, b: signed doubles; 1024 blocks (fewer below 2^18 elements), one partial each"),
 ]
 
-BY_NAME = {k.name: k for k in CORPUS}
-
-
-def get(name: str) -> CorpusKernel:
-    return BY_NAME[name]
-
-
-def main() -> int:
-    from ..manifest import main as table
-    return table(CORPUS)
-
+BY_NAME, get = index(CORPUS)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from ..manifest import main
+    raise SystemExit(main(CORPUS))

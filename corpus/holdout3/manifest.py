@@ -18,7 +18,7 @@ import numpy as np
 
 from kernels.catalog import _positive, _signed
 
-from ..manifest import SMS, CorpusKernel, _blocks, _nan, entry
+from ..manifest import SMS, CorpusKernel, _blocks, _nan, entry, index
 
 __all__ = ["CORPUS", "BY_NAME", "get", "SMS", "CorpusKernel"]
 
@@ -472,17 +472,8 @@ CORPUS: list[CorpusKernel] = [
                       "(the reference rounds as float32 and half)"),
 ]
 
-BY_NAME = {k.name: k for k in CORPUS}
-
-
-def get(name: str) -> CorpusKernel:
-    return BY_NAME[name]
-
-
-def main() -> int:
-    from ..manifest import main as table
-    return table(CORPUS)
-
+BY_NAME, get = index(CORPUS)
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from ..manifest import main
+    raise SystemExit(main(CORPUS))
