@@ -106,6 +106,14 @@ class Model:
             raise ValueError(f"model {self.name}: needs {self.needs!r}, not 'trace', 'launch' or 'simulation'")
 
 
+WORK_SPREAD = 1.25  # sampled interior blocks whose warp instructions differ more than this did uneven work
+
+
+def interior(trace: Trace, block: int) -> bool:
+    """Whether a block is inside the grid along every dimension longer than two (edges do bounds checks)."""
+    return all(0 < c < n - 1 for c, n in zip(trace.block_coords(block), trace.grid) if n > 2)
+
+
 @dataclass
 class Sample:
     """One simulation of a launch: its size, grid, sampled blocks, trace, the warp instructions

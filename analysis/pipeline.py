@@ -42,7 +42,7 @@ from kernels import catalog
 
 from . import registry, sass
 from .args import TargetError, make_args, parse_dims, parse_kv, parse_signature
-from .common import Model, active_lanes, provenance
+from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
 
 ANALYSIS_CACHE_VERSION = 2
 _ARGUMENTS: dict = {}  # (launch key, seed) -> the arguments made for it (ResolvedLaunch.arguments)
@@ -339,9 +339,6 @@ def _uneven_interior(trace: Trace, blocks: list[int]) -> tuple[int, int] | None:
     return None
 
 
-WORK_SPREAD = 1.25  # sampled interior blocks whose warp instructions differ more than this are noted
-
-
 def uneven_work(followed: dict[int, list[tuple[int, int]]], run_end: Callable[[int], int],
                 interior: Callable[[int], bool]) -> tuple[int, int] | None:
     """(fewest, most) warp instructions among the followed interior blocks when they differ by more
@@ -427,9 +424,8 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     result, notes, body = simulate(launch, compiled, blocks, function=function, follow=follow)
     trace = result.trace
     g = launch.grid
-    inside = lambda b: all(0 < c < n - 1 for c, n in zip(trace.block_coords(b), g) if n > 2)  # noqa: E731
     if blocks is not None and not one_d and uneven_work(result.stats.get("followed", {}), function.program.run_end,
-                                                        inside):
+                                                        lambda b: interior(trace, b)):
         # interior blocks whose loops depend on where they are (an escape-time image): their mean work is
         # estimated from more of them, evenly spread
         blocks, weights = _picks(g, uneven_samples(g))
@@ -448,7 +444,8 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
         notes.append(f"blocks {a} and {b} were sampled to stand for alike blocks but did different work: "
                      "the counts are sampled estimates; --all-blocks gives exact ones")
     if blocks is not None:
-        if (spread := uneven_work(result.stats.get("followed", {}), function.program.run_end, inside)):
+        if (spread := uneven_work(result.stats.get("followed", {}), function.program.run_end,
+                                  lambda b: interior(trace, b))):
             notes.append(f"the sampled interior blocks executed from {spread[0]:,} to {spread[1]:,} warp instructions "
                          f"each (loops that depend on the block or the data): the time and counts are estimates from "
                          f"{len(set(blocks))} of {launch.blocks} blocks (the time model's SM runs each sampled interior block "

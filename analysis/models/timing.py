@@ -30,7 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import atomics, l2reuse, memaccess, sassflow, sassops, smsim
-from ..common import SECTOR, Metric, Model, Sample, Simulation, View, active_lanes, provenance, row_weights
+from ..common import (SECTOR, WORK_SPREAD, Metric, Model, Sample, Simulation, View, active_lanes, interior, provenance,
+                      row_weights)
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
 RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm",
@@ -192,7 +193,6 @@ def representative(s: Sample) -> int:
 
 
 LOST_PATH = 16.0  # a warp's SASS stream this many times its PTX instructions has lost the path (math: ~10x)
-WORK_SPREAD = 1.25  # sampled interior blocks whose warp instructions differ more than this run in turn
 
 
 @dataclass
@@ -209,10 +209,6 @@ class Prepared:
     def per_block(self, f) -> float:
         """The mean of f(streams, accesses) over the blocks the SM runs."""
         return sum(f(st, acc) for st, acc in self.kinds) / len(self.kinds)
-
-
-def _interior(s: Sample, b: int) -> bool:
-    return all(0 < c < n - 1 for c, n in zip(s.trace.block_coords(b), s.grid) if n > 2)
 
 
 def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
@@ -240,8 +236,8 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     kinds = [kind(block)]
     # blocks whose loops depend on the block or the data (escape times, ragged rows): the SM runs every
     # sampled interior block in turn, as the hardware's blocks come to it from all over the grid
-    inner = [b for b in sorted(s.followed) if b != block and _interior(s, b)]
-    if inner and _interior(s, block):
+    inner = [b for b in sorted(s.followed) if b != block and interior(s.trace, b)]
+    if inner and interior(s.trace, block):
         more = [kind(b) for b in inner]
         work = [sum(map(len, st)) for st, _ in kinds + more]
         if min(work) > 0 and max(work) > WORK_SPREAD * min(work):
