@@ -149,14 +149,20 @@ class RaceCheck:
             self._conflict(clocks, vis, acc, "read", wd[s], ln[s], g[s], wt[s], sh.w_t[wd[s]], sh.w_pc[wd[s]],
                            np.where(wfl[s] & ATOMIC, 1, 0))
         if not acc.strong:
-            st = sh.s_tid[wd]
-            c = (sh.s_rel[wd] > 0) & (st != g) & (st != wt)
-            if c.any():
-                c &= ~self._after_rmw(sh, clocks, wd, ln, g, wt, wfl, c)
-            if c.any():
-                s = np.flatnonzero(c)
-                self._conflict(clocks, vis, acc, "read", wd[s], ln[s], g[s], st[s], sh.s_t[wd[s]], sh.s_pc[wd[s]],
-                               np.ones(len(s), np.int8))
+            self._released(sh, clocks, vis, acc, "read", wd, ln, g, wt, wfl)
+
+    def _released(self, sh, clocks, vis, acc, kind: str, wd, ln, g, wt, wfl) -> None:
+        """A plain access (`kind`) against the first strong (atomic or volatile) writer of the word since
+        its last plain write, when that writer is another thread and no atomic read-modify-write orders
+        the two: the same check for reads and writes."""
+        st = sh.s_tid[wd]
+        c = (sh.s_rel[wd] > 0) & (st != g) & (st != wt)
+        if c.any():
+            c &= ~self._after_rmw(sh, clocks, wd, ln, g, wt, wfl, c)
+        if c.any():
+            s = np.flatnonzero(c)
+            self._conflict(clocks, vis, acc, kind, wd[s], ln[s], g[s], st[s], sh.s_t[wd[s]], sh.s_pc[wd[s]],
+                           np.ones(len(s), np.int8))
 
     def _write(self, sh, clocks, vis, now, acc, wd, pos, ln, g, mb) -> None:
         self.fold(sh)
@@ -174,14 +180,7 @@ class RaceCheck:
             self._conflict(clocks, vis, acc, "write", wd[s], ln[s], g[s], wt[s], sh.w_t[wd[s]], sh.w_pc[wd[s]],
                            np.where(wfl[s] & ATOMIC, 1, 0))
         if not strong:
-            st = sh.s_tid[wd]
-            c = (sh.s_rel[wd] > 0) & (st != g) & (st != wt)
-            if c.any():
-                c &= ~self._after_rmw(sh, clocks, wd, ln, g, wt, wfl, c)
-            if c.any():
-                s = np.flatnonzero(c)
-                self._conflict(clocks, vis, acc, "write", wd[s], ln[s], g[s], st[s], sh.s_t[wd[s]], sh.s_pc[wd[s]],
-                               np.ones(len(s), np.int8))
+            self._released(sh, clocks, vis, acc, "write", wd, ln, g, wt, wfl)
         self._war(sh, clocks, vis, acc, wd, ln, g, mb, strong)
         # two threads writing one word in this very instruction
         sh.w_tid[wd] = g
