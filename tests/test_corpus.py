@@ -1,8 +1,8 @@
 """The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out sets
-(corpus/holdout/, corpus/holdout2/, corpus/holdout3/). Every kernel compiles with NVRTC, its
-manifest entry is complete and consistent with its source, it computes its reference in cudasim
-at a small size (or cudasim refuses it, as recorded), and the committed results give a unit and a
-protocol for every figure."""
+(corpus/holdout/, corpus/holdout2/, corpus/holdout3/, corpus/holdout4/). Every kernel compiles
+with NVRTC, its manifest entry is complete and consistent with its source, it computes its
+reference in cudasim at a small size (or cudasim refuses it, as recorded), and the committed
+results give a unit and a protocol for every figure."""
 import json
 from pathlib import Path
 
@@ -42,6 +42,11 @@ SMALL = {
                  "dft_naive_f64": 128, "ray_trace_spheres": 128, "im2col_caffe": 12, "compact_block_ballot": 5000,
                  "batched_matmul_32": 4, "cross_entropy_online": 40, "argmax_rows": 3,
                  "complex_mul_32_blocks": 10000, "box_filter_y_running_sum": 128, "quantize_q8_1": 4},
+    "holdout4": {"adam_fused_step": 3000, "rope_neox": 3, "nv12_to_bgra": 64, "sigmoid_focal_loss": 40,
+                 "fft_stockham_radix2": 4096, "softmax_backward": 4, "coulomb_dcs": 64, "cdist_tiled": 40,
+                 "philox_uniform": 20000, "thomas_batched_f64": 64, "crc32_records": 64,
+                 "warp_bitonic_sort32": 3000, "attention_decode_llama2c": 100, "spmv_coo_atomic": 300,
+                 "kepler_rv_newton": 8, "chebyshev_clenshaw_f64": 3000},
 }
 # kernels cudasim refuses as their authors wrote them (each recorded in the comparison), with why
 REFUSED: dict[tuple[str, str], str] = {}
@@ -50,6 +55,7 @@ REFUSED: dict[tuple[str, str], str] = {}
 def test_sets_are_large_enough_and_names_are_unique():
     assert len(load_set("corpus").CORPUS) >= 12 and len(load_set("holdout").CORPUS) >= 16
     assert len(load_set("holdout2").CORPUS) >= 16 and len(load_set("holdout3").CORPUS) >= 16
+    assert len(load_set("holdout4").CORPUS) >= 16
     names = [n for _, n in CASES]
     assert len(set(names)) == len(names)  # unique within and across the sets
     patterns = [load_set(s).get(n).pattern for s, n in CASES]
@@ -58,11 +64,11 @@ def test_sets_are_large_enough_and_names_are_unique():
         m = load_set(s)
         assert m.BY_NAME == {k.name: k for k in m.CORPUS} and m.SMS == manifest.SMS
         assert set(SMALL[s]) <= set(m.BY_NAME)
-    for s in ("holdout", "holdout2", "holdout3"):  # every held-out kernel is simulated
+    for s in ("holdout", "holdout2", "holdout3", "holdout4"):  # every held-out kernel is simulated
         assert set(SMALL[s]) == set(load_set(s).BY_NAME)
     simulated = [n for n in SMALL["holdout"] if ("holdout", n) not in REFUSED]
     assert len(simulated) >= 14
-    for s in ("holdout2", "holdout3"):  # and none refused
+    for s in ("holdout2", "holdout3", "holdout4"):  # and none refused
         assert all((s, n) not in REFUSED for n in SMALL[s])
     with pytest.raises(KeyError):
         load_set("nope")
@@ -222,6 +228,42 @@ def test_holdout3_hash_table_and_quantized_blocks():
     x = d["x"].astype(np.float64).reshape(-1, 32)
     assert np.abs(qs * scale - x).max() <= 0.51 * scale.max() and np.abs(qs).max() == 127
     assert np.allclose(total[:, 0], x.sum(axis=1), atol=0.01)
+
+
+def test_holdout4_references():
+    """Held-out references checked apart from their kernels: Philox4x32-10 against Random123's
+    known answers, the CRC table against zlib by a plain byte loop, the NV12 matrix against BT.709's
+    Kr, Kb scaled by 255/219 as the SDK scales them, Kepler's equation solved, and the Newton step
+    counts that weight the Kepler FLOPs."""
+    from corpus.holdout4.manifest import (KEPLER_MEAN_ITERS, _crc_table, _kepler_eccentric_anomaly,
+                                          _kepler_iterations, _kepler_mean_anomaly, _nv12_matrix, _philox)
+    kat = [((0, 0, 0, 0), (0, 0), (0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8)),
+           ((0xFFFFFFFF,) * 4, (0xFFFFFFFF,) * 2, (0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD)),
+           ((0x243F6A88, 0x85A308D3, 0x13198A2E, 0x03707344), (0xA4093822, 0x299F31D0),
+            (0xD16CFE09, 0x94FDCCEB, 0x5001E420, 0x24126EA1))]
+    for ctr, key, want in kat:
+        got = _philox(tuple(np.array([c], np.uint32) for c in ctr), key)
+        assert tuple(int(w[0]) for w in got) == want
+    import zlib
+    table, data = _crc_table(), b"The quick brown fox jumps over the lazy dog"
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc = int(table[(crc ^ byte) & 0xFF]) ^ (crc >> 8)
+    assert crc ^ 0xFFFFFFFF == zlib.crc32(data) == 0x414FA339
+    m = _nv12_matrix().astype(np.float64)
+    kr, kb = 0.2126, 0.0722
+    kg = 1 - kr - kb
+    bt709 = [[1, 0, 2 * (1 - kr)], [1, -2 * kb * (1 - kb) / kg, -2 * kr * (1 - kr) / kg], [1, 2 * (1 - kb), 0]]
+    assert np.allclose(m, 255 / 219 * np.array(bt709), rtol=1e-6) and abs(m[0, 0] - 1.16438) < 1e-5
+    k = load_set("holdout4").get("kepler_rv_newton")
+    d = k.make_inputs(64, 5)
+    M = _kepler_mean_anomaly(d).astype(np.float64)
+    e = d["ecc"].astype(np.float64)[:, None]
+    assert M.min() >= 0 and M.max() < 2 * np.pi and e.max() <= 0.95
+    E = _kepler_eccentric_anomaly(d)
+    assert np.abs(E - e * np.sin(E) - M).max() < 1e-12
+    steps = _kepler_iterations(d)
+    assert 2.5 < steps.mean() < 4.0 and abs(steps.mean() - KEPLER_MEAN_ITERS) < 0.5
 
 
 def test_launch_bounds_signature():
