@@ -809,6 +809,21 @@ extern "C" __global__ void __launch_bounds__(32) deplat_ldsm(int iters, unsigned
 }
 
 // ---------------------------------------------------------------------------------------------
+// Conversions and 64-bit special functions (group "deplat_cvt"), in deplat's harness: a conversion
+// cannot feed itself, so each step converts there and back (double -> s64 -> double, double ->
+// s32 -> double, float -> s32 -> float, double -> float -> double), and the step's latency is the
+// pair's; FRND (rint in place) and MUFU.RCP64H (x -> 1/x, which stays finite) chain on their own
+// result.
+#define DEPLAT_CVT(NAME, T, TT, CVT_TO, CVT_BACK, R)                                          \
+  DEPLAT(NAME, T, asm volatile("{ .reg ." TT " t; " CVT_TO " t, %0; " CVT_BACK " %0, t; }" : "+" R(x)))
+DEPLAT_CVT(deplat_cvt_f64_s64, double, "s64", "cvt.rzi.s64.f64", "cvt.rn.f64.s64", "d")
+DEPLAT_CVT(deplat_cvt_f64_s32, double, "s32", "cvt.rzi.s32.f64", "cvt.rn.f64.s32", "d")
+DEPLAT_CVT(deplat_cvt_f32_s32, float, "s32", "cvt.rzi.s32.f32", "cvt.rn.f32.s32", "f")
+DEPLAT_CVT(deplat_cvt_f64_f32, double, "f32", "cvt.rn.f32.f64", "cvt.f64.f32", "d")
+DEPLAT(deplat_frnd_f64, double, asm volatile("cvt.rni.f64.f64 %0, %0;" : "+d"(x)))
+DEPLAT(deplat_frnd_f32, float, asm volatile("cvt.rni.f32.f32 %0, %0;" : "+f"(x)))
+DEPLAT(deplat_rcp64h, double, asm volatile("rcp.approx.ftz.f64 %0, %0;" : "+d"(x)))
+// ---------------------------------------------------------------------------------------------
 // Block start cost (group "blocks"): kernels that do nothing (flag is 0 at run time: a parameter
 // load, a compare and EXIT), launched with many blocks, so the time is how fast the SMs are given
 // and retire blocks. blocks_smem8k is the same with 8 KiB of static shared memory per block,

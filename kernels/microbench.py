@@ -35,6 +35,10 @@ c[0x3][R]; deplat_uldc 256 ULDC UR5, c[0x3][UR5]; deplat_uiadd3 256 UIADD3 UR5, 
 counter's); deplat_uimad 256 UIMAD UR5, UR5, UR7, UR6; deplat_imad_wide 256 IMAD.WIDE.U32 R4, R5, UR6, R4;
 deplat_ld_smem and deplat_ld_l1 256 LD.E.64 R, [R.64]; deplat_lds 256 LDS R, [R]; deplat_ldg_l1 256 LDG.E.64;
 deplat_ldsm 256 LDSM.16.M88 R, [R]; each step reads the register (or predicate) the one before wrote.
+deplat_cvt (the same harness): deplat_cvt_f64_s64 256 x (F2I.S64.F64.TRUNC + I2F.F64.S64), deplat_cvt_f64_s32 256 x
+(F2I.F64.TRUNC + I2F.F64), deplat_cvt_f32_s32 256 x (F2I.TRUNC.NTZ + I2FP.F32.S32), deplat_cvt_f64_f32 256 x
+(F2F.F32.F64 + F2F.F64.F32), deplat_frnd_f64 256 FRND.F64, deplat_frnd_f32 256 FRND, deplat_rcp64h 256 MUFU.RCP64H
+(+ 2 IMAD.MOV.U32, the low word's zero).
 l2_store_full, _sector 8 STG.E, l2_store_vec 8 STG.E.128, each with a LOP3.LUT (the wrap) and an IMAD.WIDE.U32 (the
 address), plus 8 VIADD/IADD3 (_sector: 5 LEA + 3 IMAD) stepping the index, and in _vec 21 MOV/IMAD.MOV copying the
 float4 between in-flight stores; l1_hit_line, _broadcast 16 LDG.E from one address register (offsets 1 KiB apart in
@@ -59,7 +63,7 @@ SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
 GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
           "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates",
-          "atomic_patterns", "grid2d"]
+          "atomic_patterns", "grid2d", "deplat_cvt"]
 FFMA_ARGS = (np.float32(0.9999), np.float32(1e-4))  # b < 1, c > 0: fp32_ffma's x stays positive
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
@@ -1135,11 +1139,39 @@ def m_grid2d(b: Bench) -> None:
         m.free()
 
 
+DEPLAT_CVT_CHAINS = (  # figure suffix, (a, b) arguments, SASS of each step, the chain
+    ("cvt_f64_s64", (np.float64(1.0), np.float64(0.0)), ("F2I.S64.F64.TRUNC", "I2F.F64.S64"),
+     "double -> s64 -> double (cvt.rzi.s64.f64, cvt.rn.f64.s64)"),
+    ("cvt_f64_s32", (np.float64(1.0), np.float64(0.0)), ("F2I.F64.TRUNC", "I2F.F64"),
+     "double -> s32 -> double (cvt.rzi.s32.f64, cvt.rn.f64.s32)"),
+    ("cvt_f32_s32", (np.float32(1.0), np.float32(0.0)), ("F2I.TRUNC.NTZ", "I2FP.F32.S32"),
+     "float -> s32 -> float (cvt.rzi.s32.f32, cvt.rn.f32.s32)"),
+    ("cvt_f64_f32", (np.float64(1.0), np.float64(0.0)), ("F2F.F32.F64", "F2F.F64.F32"),
+     "double -> float -> double (cvt.rn.f32.f64, cvt.f64.f32)"),
+    ("frnd_f64", (np.float64(1.0), np.float64(0.0)), ("FRND.F64",), "x = rint(x), double (cvt.rni.f64.f64)"),
+    ("frnd_f32", (np.float32(1.0), np.float32(0.0)), ("FRND",), "x = rint(x), float (cvt.rni.f32.f32)"),
+    ("rcp64h", (np.float64(1.5), np.float64(0.0)), ("MUFU.RCP64H",),
+     "x = 1/x, double, approximate (rcp.approx.ftz.f64: MUFU.RCP64H on the high word)"),
+)
+
+
+def m_deplat_cvt(b: Bench) -> None:
+    """Conversions and 64-bit special functions in deplat's harness: F2I/I2F/F2F there and back, FRND, MUFU.RCP64H
+    (what a double DFT's sincospi and division issue between its DFMAs)."""
+    n = 32 if b.quick else 128
+    out = b.cuda.mem_alloc(8 * b.sms)
+    for name, args, sass, what in DEPLAT_CVT_CHAINS:
+        r = deplat_warp(b, f"deplat_{name}", args, out, n, 256)
+        deplat_fig(b, name, r, f"{DEPLAT_ALONE}, a dependent chain: {what}; 256 steps per loop iteration, SASS per "
+                   f"step {' + '.join(sass)}; cycles per step", sass=" + ".join(sass))
+    out.free()
+
+
 MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compute": m_compute, "tensor": m_tensor,
             "latency": m_latency, "atomics": m_atomics, "launch": m_launch, "hostlink": m_hostlink,
             "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier,
             "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates,
-            "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d}
+            "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d, "deplat_cvt": m_deplat_cvt}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -182,7 +182,9 @@ def test_timed_loops_hold_exactly_the_instructions_the_figures_count(sass):
 # reads (per load an LCG IMAD, IMAD.HI for the index, IMAD.WIDE for the address; 8 FADD after the loads)
 TIMED_LOOPS_2 = {
     **{f"deplat_{name}": dict(Counter({op: 256 for op in sass}) + Counter(_COUNTER))
-       for name, _, sass, _ in microbench.DEPLAT2_CHAINS},
+       for name, _, sass, _ in microbench.DEPLAT2_CHAINS + microbench.DEPLAT_CVT_CHAINS if name != "rcp64h"},
+    # rcp.approx.ftz.f64 is MUFU.RCP64H on the high word and a zero low word, which ptxas sets twice per iteration
+    "deplat_rcp64h": {"MUFU.RCP64H": 256, "IMAD.MOV.U32": 2, **_COUNTER},
     "l2_store_full": {"STG.E": 8, "LOP3.LUT": 8, "IMAD.WIDE.U32": 8, "VIADD": 6, "IADD3": 2, **_COUNTER},
     "l2_store_sector": {"STG.E": 8, "LOP3.LUT": 8, "IMAD.WIDE.U32": 8, "LEA": 5, "IMAD": 3, **_COUNTER},
     "l2_store_vec": {"STG.E.128": 8, "LOP3.LUT": 8, "IMAD.WIDE.U32": 8, "VIADD": 6, "IADD3": 2, "IMAD.MOV.U32": 11,
@@ -207,7 +209,7 @@ def _reads_what_the_one_before_wrote(ins: list[str]) -> bool:
 
 
 def test_deplat2_chains_are_one_dependent_chain(sass):
-    for name, _, steps, _ in microbench.DEPLAT2_CHAINS:
+    for name, _, steps, _ in microbench.DEPLAT2_CHAINS + microbench.DEPLAT_CVT_CHAINS:
         loop = _timed_loop(sass[f"deplat_{name}"], steps[-1])
         chain = [t for t in loop if _opcode(t) in steps and not t.startswith("UIADD3 UR4, UR4, 0x1")]
         assert len(chain) == 256 * len(steps), name
@@ -417,7 +419,7 @@ def test_runs_end_to_end_against_a_fake_driver(fake_run):
     assert set(entries) - {"chase_shared"} <= set(launches) | {"chase_shared"}
     _check_results(data, quick=True)
     figs = data["figures"]
-    assert NEW_FIGURES | NEW_FIGURES_2 <= set(figs), (NEW_FIGURES | NEW_FIGURES_2) - set(figs)
+    assert NEW_FIGURES | NEW_FIGURES_2 | CVT_FIGURES <= set(figs), (NEW_FIGURES | NEW_FIGURES_2) - set(figs)
     for level in ("dram", "l2"):
         rows = figs[f"inflight_{level}"]["table"]
         assert len(rows) == 7 * 4 - 1  # 64 warps per SM only up to 4 loads per thread
@@ -448,6 +450,7 @@ NEW_FIGURES = ({f"deplat_{c[0]}" for c in microbench.DEPLAT_CHAINS} | {f"deplat_
                | {f"atoms_{p[0]}" for p in microbench.ATOMS_FIXED}
                | {f"atoms_random{n}" for n in microbench.ATOMS_RANDOM_BINS}
                | {"barrier_256x8", "barrier_256x8_nobar", "barrier_1024x2", "barrier_1024x2_nobar"})
+CVT_FIGURES = {f"deplat_{c[0]}" for c in microbench.DEPLAT_CVT_CHAINS}
 NEW_FIGURES_2 = ({f"deplat_{c[0]}" for c in microbench.DEPLAT2_CHAINS}
                  | {f"blocks_{k}_{t}" for k in ("empty", "smem8k") for t in microbench.BLOCKS_THREADS}
                  | {f"blocks_queued_{k}" for k in ("1", "1_per_sm", "8_per_sm")}
