@@ -36,6 +36,13 @@ _TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 _FP = {"FFMA", "FADD", "FMUL", "DFMA", "DADD", "DMUL"}
 _ENDS = {"BRA", "EXIT", "RET", "BRX", "JMP", "JMX"}
 _PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
+# floating-point SASS instructions (FFMA, DFMA, DMUL, ...) in ptxas's inline fast path for one PTX
+# instruction that PTX counts as none: IEEE division, square root and reciprocal become Newton
+# iterations. An anchor must count them on the PTX side too, or a loop body that divides does more
+# SASS work per trip than its PTX (checked against the compiler: tests/test_sassflow.py)
+EXPANDED_FP = {("div", "rn", "f32"): 5, ("div", "rn", "f64"): 9, ("div", "approx", "f32"): 1,
+               ("rcp", "rn", "f32"): 3, ("rcp", "rn", "f64"): 5, ("sqrt", "rn", "f32"): 4,
+               ("sqrt", "rn", "f64"): 8, ("rsqrt", "approx", "f64"): 5}
 _AVOID = 1000  # the cost of walking through a block matched to other PTX code
 
 
@@ -48,6 +55,7 @@ class SassGraph:
     graph: nx.DiGraph  # block -> block
     depth: dict[int, int]  # loops containing the block
     exits: set[int]  # blocks that end in an EXIT (guarded or not)
+    syncs: set[int]  # blocks that begin with a BSYNC: a convergence barrier's wait
 
 
 def loop_depths(g: nx.DiGraph, root) -> tuple[dict, list[tuple[object, set]]]:
@@ -114,7 +122,8 @@ def sass_graph(lst: Listing) -> SassGraph:
         elif falls:
             g.add_edge(bi, bi + 1)
     depth, _ = loop_depths(g, 0)
-    return SassGraph(lst, blocks, g, depth, exits)
+    syncs = {bi for bi, (s, _) in enumerate(blocks) if ins[s].op == "BSYNC"}
+    return SassGraph(lst, blocks, g, depth, exits, syncs)
 
 
 # ---- anchors ----------------------------------------------------------------------------------------
@@ -131,6 +140,9 @@ def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple[i
             continue  # predicated, as ptxas's if-converted code: left out on both sides
         if x.base in ("fma", "add", "sub", "mul") and x.type in ("f32", "f64"):
             add(x.line, "fp", 1)
+        elif x.type in ("f32", "f64") and (n := next((EXPANDED_FP[(x.base, m, x.type)] for m in x.mods
+                                                      if (x.base, m, x.type) in EXPANDED_FP), 0)):
+            add(x.line, "fp", n)
         elif x.base in ("ld", "st") and not x.has("param", "const"):
             vec = next((int(m[1]) for m in x.mods if m in ("v2", "v4", "v8")), 1)
             add(x.line, "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
@@ -216,6 +228,7 @@ class Walker:
     matches: list[Match]  # per SASS block
     ptx: list[list[Match]]  # per PTX block
     consumers: dict[tuple, list[int]]  # key anchor -> SASS blocks known by it
+    trip: dict[int, int]  # matched block -> its key's units per trip of its innermost loop (else its own)
     dist: dict[int, dict[int, float]]  # SASS block -> {from block: cost}
     to_exit: dict[int, int]  # block -> steps to the nearest exit
     block_of_pc: np.ndarray  # PTX pc -> PTX block
@@ -224,6 +237,7 @@ class Walker:
 
     def __post_init__(self) -> None:
         self._entered: dict[int, list[int]] = {}
+        self._around: dict = {}  # (barrier, side) -> blocks the side reaches around it; block -> after it
 
     @classmethod
     def build(cls, sg: SassGraph, body: list, cfg, labels: dict, run_end) -> "Walker":
@@ -233,6 +247,7 @@ class Walker:
             if m.key is not None:
                 consumers.setdefault(m.key, []).append(bi)
         anchored = {bi for bi, m in enumerate(matches) if m.key is not None}
+        trip = cls._trip_units(sg, matches, anchored)
         rev = sg.graph.reverse(copy=False)
         dist = {}
         for a in anchored:  # Dijkstra to `a`, entering another matched block costs _AVOID
@@ -253,8 +268,35 @@ class Walker:
         for x in sg.exits:
             for u, k in nx.single_source_shortest_path_length(rev, x).items():
                 to_exit[u] = min(k, to_exit.get(u, k))
-        return cls(sg, matches, ptx, consumers, dist, to_exit, np.asarray(cfg.block_of), [b.start for b in cfg.blocks],
-                   run_end)
+        return cls(sg, matches, ptx, consumers, trip, dist, to_exit, np.asarray(cfg.block_of),
+                   [b.start for b in cfg.blocks], run_end)
+
+    @staticmethod
+    def _trip_units(sg: SassGraph, matches: list[Match], anchored: set[int]) -> dict[int, int]:
+        """Per matched block that every trip of its innermost loop passes, the units of its key that
+        one trip does (an unrolled body split by an if-converted call: the sum of its parts)."""
+        g = sg.graph
+        _, loops = loop_depths(g, 0)
+        idom = nx.immediate_dominators(g.subgraph(nx.descendants(g, 0) | {0}), 0)
+
+        def dominators(b: int) -> set[int]:
+            out = {b}
+            while idom.get(b, b) != b:
+                b = idom[b]
+                out.add(b)
+            return out
+
+        trip = {}
+        for a in anchored:
+            inner = min((body for _, body in loops if a in body), key=len, default=None)
+            if inner is None:
+                trip[a] = matches[a].units
+                continue
+            header = next(h for h, body in loops if body is inner)
+            every = set.intersection(*(dominators(u) for u in inner if g.has_edge(u, header)))
+            trip[a] = (sum(matches[x].units for x in inner & every if matches[x].key == matches[a].key)
+                       if a in every else matches[a].units)
+        return trip
 
     def runs(self, path: list[int]) -> list[list]:
         """A warp's PTX path (pcs where it entered a run or control instruction) as the work it did, in
@@ -282,24 +324,52 @@ class Walker:
         ptxas may order the work of one iteration differently from the PTX (a split loop body around a
         guarded store), so a visited block takes from the first of the next `window` runs with its key.
         A warp whose lanes went both ways at a branch runs one side to its exit, then the other: at an
-        exit with work left the walk resumes at the other side of the latest branch that leads to it."""
+        exit with work left the walk resumes at the other side of the latest branch that leads to it.
+        Lanes that reach a convergence barrier (BSYNC) while the other side still has work that does not
+        pass the barrier wait there: the code after it runs once, for all of them, when no side has
+        such work left (cudasim's PTX has no barrier: a `return` inside a loop runs its tail for each
+        group of lanes that leaves, as they leave)."""
         sg, matches = self.sg, self.matches
         todo = self.runs(path)
         r = 0
         seq: list[int] = []
         sides: list[int] = []  # the other successor of every two-way branch passed
         bi = 0
+        waiting: list[int] = []  # convergence barriers with lanes waiting at them
+        merged: list[int] = []  # and those passed after lanes waited there
         guard = 4 * (len(todo) + 1) * max(1, len(sg.blocks)) + 4 * sum(k for _, k in todo)
         for _ in range(guard):
             s, e = sg.blocks[bi]
+            if bi in sg.syncs:
+                side = self._wait(bi, sides, todo, r, window)  # other lanes have work that does not pass here
+                held = None if side is not None else next(  # or lanes wait at a barrier whose code leads here
+                    (w for w in reversed(waiting) if w != bi and bi in self._after(w)), None)
+                if side is not None or held is not None:
+                    seq.append(s)  # this group's BSYNC; what follows runs once, when the last group arrives
+                    if bi not in waiting:
+                        waiting.append(bi)
+                    if r < len(todo) and self._reaches([bi], todo[r]):
+                        todo[r][1] = 0  # the group's tail work, done by the last group's pass
+                    while r < len(todo) and todo[r][1] <= 0:
+                        r += 1
+                    if side is None:
+                        waiting.remove(held)
+                    bi = side if side is not None else held
+                    continue
+            if bi in waiting:
+                waiting.remove(bi)
+                merged.append(bi)
             seq.extend(range(s, e))
             m = matches[bi]
+            # past a barrier where groups of lanes waited, the code after it runs once for all of them: it
+            # takes the whole run, which cudasim's PTX ran once per group
+            once = any(bi in self._after(b) and b not in self._after(bi) for b in merged)
             for key, units in ((m.key, m.units), *m.also):
                 if key is None:
                     continue
                 for j in range(r, min(r + window, len(todo))):
                     if todo[j][0] == key and todo[j][1] > 0:
-                        todo[j][1] -= units
+                        todo[j][1] = 0 if once else todo[j][1] - units
                         break
             while r < len(todo) and todo[r][1] <= 0:
                 r += 1
@@ -308,14 +378,19 @@ class Walker:
                 break
             if r >= len(todo):
                 if bi in sg.exits or not succ:
-                    break
+                    if not waiting:
+                        break
+                    bi = waiting.pop()
+                    continue
                 bi = min(succ, key=lambda b: (self.to_exit.get(b, 1 << 30), b))
                 continue
             ahead = [t for t in todo[r:r + window] if t[1] > 0]
             if not succ or (bi in sg.exits and not any(self._reaches(succ, t) for t in ahead)):
                 resume = self._resume(sides, ahead)  # these lanes are done; others still have work
                 if resume is None:
-                    break
+                    if not waiting:
+                        break
+                    resume = waiting.pop()
                 bi = resume
                 continue
             if len(succ) == 1:
@@ -342,6 +417,39 @@ class Walker:
     def _reaches(self, succ: list[int], run: list) -> bool:
         return any(a in self.dist and s in self.dist[a] for a in self.consumers.get(run[0], []) for s in succ)
 
+    def _around_of(self, b: int, x: int) -> set[int]:
+        """The blocks `x` reaches without passing `b` (`x` itself included, unless it is `b`)."""
+        if (b, x) not in self._around:
+            g = self.sg.graph
+            self._around[(b, x)] = nx.descendants(nx.restricted_view(g, [b], []), x) | {x} if x != b else set()
+        return self._around[(b, x)]
+
+    def _after(self, b: int) -> set[int]:
+        if b not in self._around:
+            self._around[b] = nx.descendants(self.sg.graph, b)
+        return self._around[b]
+
+    def _wait(self, b: int, sides: list[int], todo: list, r: int, window: int) -> int | None:
+        """The side to resume at if lanes arriving at the convergence barrier `b` wait there: where this
+        group's next work is the code after `b` (which does not lead back to it), a branch's other side
+        (the latest first) inside the barrier's region (it leads to `b` too) that reaches work of the
+        runs after this group's that the code after `b` cannot do, without passing `b`."""
+        rest = [t for t in todo[r + 1:r + window] if t[1] > 0]
+        if not rest or not sides or r >= len(todo):
+            return None
+        after = self._after(b)
+        tail = [a for a in self.consumers.get(todo[r][0], []) if a in after]
+        if not tail or any(b in self._after(a) for a in tail):
+            return None  # this group's next work is not the code after the barrier, or loops back to it
+        rest = [t for t in rest if not any(a in after for a in self.consumers.get(t[0], []))]
+        if not rest:
+            return None  # what comes next, the code after the barrier does too: no other lanes' work
+        for i in range(len(sides) - 1, -1, -1):
+            around = self._around_of(b, sides[i])
+            if b in self._after(sides[i]) and any(a in around for t in rest for a in self.consumers.get(t[0], [])):
+                return sides.pop(i)
+        return None
+
     def _resume(self, sides: list[int], runs: list[list]) -> int | None:
         while sides:
             b = sides.pop()
@@ -356,16 +464,19 @@ class Walker:
         before the end of this one), then the cheapest, then the loop's back edge."""
         key, left = run
         cands = self.consumers.get(key, [])
-        fit = [a for a in cands if self.matches[a].units <= left] or cands
+        fit = [a for a in cands if self.trip[a] <= left] or cands
         nxt = self.consumers.get(after[0], []) if after else []
         best, best_key = None, None
         for s in succ:
             covers = any(self.dist[a].get(s, _AVOID) < _AVOID for a in nxt)
+            ks = self.matches[s].key
             for a in fit:
                 c = self.dist[a].get(s)
                 if c is None:
                     continue
-                k = (c >= _AVOID, -self.matches[a].units, not covers, c, s > bi, s)
+                if s != bi and ks not in (None, key) and a not in self._around_of(bi, s):
+                    c += _AVOID  # s does other work and its way to `a` comes back here: another trip first
+                k = (c >= _AVOID, -self.trip[a], not covers, c, s > bi, s)
                 if best_key is None or k < best_key:
                     best, best_key = s, k
         return best

@@ -47,6 +47,16 @@ def test_a_barrier_in_a_loop_is_passed_every_trip(t):
     assert [(c["FFMA"], c["BAR"]) for c in _walk("staged", t=t)] == [(t, t + 1)] * 2
 
 
+@pytest.mark.parametrize("m", [1, 3, 7, 32, 40])
+def test_a_loop_left_by_returns_runs_to_its_longest_lane(m):
+    """ptxas gathers the lanes that return from inside the loop after a store at a convergence barrier
+    (BSYNC) and runs the store once, when the last lane has left; cudasim's PTX runs it as each group
+    leaves. The walk issues the loop's FMA for the longest lane only, and the store once."""
+    for c in _walk("search", m=m):
+        assert c["FFMA"] == min(m, 32)
+        assert c["STG"] == 1
+
+
 def test_control_bits_tie_a_load_to_its_use():
     """ptxas's scoreboard: each global load sets a write barrier that a later instruction waits on."""
     need_nvrtc()

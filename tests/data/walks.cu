@@ -45,3 +45,20 @@ extern "C" __global__ void loads(float* out, const float* a, int stride) {
     __syncthreads();
     out[t] = s[(2 * t) % 2048] + w;
 }
+
+// a search loop with a return on each of two outcomes, as a hash table's probe is written: lane l
+// stops after l % m + 1 trips of one FMA, even lanes by the first return (after a store), odd ones
+// by the second. A warp issues the loop's FMA m times (its longest lane), whichever lanes are left
+extern "C" __global__ void search(float* out, const float* a, int m) {
+    int lane = threadIdx.x & 31;
+    float acc = 0.0f;
+    for (int t = 0;; ++t) {
+        acc = fmaf(acc, 1.5f, a[t & 1023]);
+        if (t == lane % m && (lane & 1) == 0) {
+            out[threadIdx.x] = a[(t + 512) & 1023] + acc;
+            return;
+        }
+        if (t == lane % m)
+            return;
+    }
+}
