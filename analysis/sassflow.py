@@ -54,6 +54,7 @@ class SassGraph:
     blocks: list[tuple[int, int]]  # (first, one past last) instruction index
     graph: nx.DiGraph  # block -> block
     depth: dict[int, int]  # loops containing the block
+    loops: list[tuple[int, set[int]]]  # (header, body) of each back edge's natural loop
     exits: set[int]  # blocks that end in an EXIT (guarded or not)
     syncs: set[int]  # blocks that begin with a BSYNC: a convergence barrier's wait
 
@@ -121,9 +122,9 @@ def sass_graph(lst: Listing) -> SassGraph:
                 g.add_edge(bi, bi + 1)
         elif falls:
             g.add_edge(bi, bi + 1)
-    depth, _ = loop_depths(g, 0)
+    depth, loops = loop_depths(g, 0)
     syncs = {bi for bi, (s, _) in enumerate(blocks) if ins[s].op == "BSYNC"}
-    return SassGraph(lst, blocks, g, depth, exits, syncs)
+    return SassGraph(lst, blocks, g, depth, loops, exits, syncs)
 
 
 # ---- anchors ----------------------------------------------------------------------------------------
@@ -237,7 +238,8 @@ class Walker:
 
     def __post_init__(self) -> None:
         self._entered: dict[int, list[int]] = {}
-        self._around: dict = {}  # (barrier, side) -> blocks the side reaches around it; block -> after it
+        self._around: dict[tuple[int, int], set[int]] = {}  # (barrier, side) -> what the side reaches around it
+        self._below: dict[int, set[int]] = {}  # block -> the blocks it reaches
 
     @classmethod
     def build(cls, sg: SassGraph, body: list, cfg, labels: dict, run_end) -> "Walker":
@@ -273,10 +275,10 @@ class Walker:
 
     @staticmethod
     def _trip_units(sg: SassGraph, matches: list[Match], anchored: set[int]) -> dict[int, int]:
-        """Per matched block that every trip of its innermost loop passes, the units of its key that
-        one trip does (an unrolled body split by an if-converted call: the sum of its parts)."""
+        """Per matched block, the units of its key that one trip of its innermost loop does where every
+        trip passes the block (an unrolled body split by an if-converted call: the sum of its parts);
+        elsewhere its own units."""
         g = sg.graph
-        _, loops = loop_depths(g, 0)
         idom = nx.immediate_dominators(g.subgraph(nx.descendants(g, 0) | {0}), 0)
 
         def dominators(b: int) -> set[int]:
@@ -288,11 +290,11 @@ class Walker:
 
         trip = {}
         for a in anchored:
-            inner = min((body for _, body in loops if a in body), key=len, default=None)
+            header, inner = min(((h, body) for h, body in sg.loops if a in body), key=lambda hb: len(hb[1]),
+                                default=(None, None))
             if inner is None:
                 trip[a] = matches[a].units
                 continue
-            header = next(h for h, body in loops if body is inner)
             every = set.intersection(*(dominators(u) for u in inner if g.has_edge(u, header)))
             trip[a] = (sum(matches[x].units for x in inner & every if matches[x].key == matches[a].key)
                        if a in every else matches[a].units)
@@ -425,9 +427,9 @@ class Walker:
         return self._around[(b, x)]
 
     def _after(self, b: int) -> set[int]:
-        if b not in self._around:
-            self._around[b] = nx.descendants(self.sg.graph, b)
-        return self._around[b]
+        if b not in self._below:
+            self._below[b] = nx.descendants(self.sg.graph, b)
+        return self._below[b]
 
     def _wait(self, b: int, sides: list[int], todo: list, r: int, window: int) -> int | None:
         """The side to resume at if lanes arriving at the convergence barrier `b` wait there: where this
