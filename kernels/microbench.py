@@ -881,6 +881,16 @@ DEPLAT2_CHAINS = (  # figure suffix, (a, b) arguments (None: the L1 chain's star
 )
 
 
+def deplat_chains(b: Bench, chains: tuple, out, n: int, start: int | None = None) -> None:
+    """One figure per chain (suffix, (a, b) arguments (None: `start`), SASS per step, what it is) in deplat's
+    harness: 256 steps per loop iteration."""
+    for name, args, sass, what in chains:
+        args = tuple(np.uint64(start) if a is None else a for a in args)
+        r = deplat_warp(b, f"deplat_{name}", args, out, n, 256)
+        deplat_fig(b, name, r, f"{DEPLAT_ALONE}, a dependent chain: {what}; 256 steps per loop iteration, SASS per "
+                   f"step {' + '.join(sass)}; cycles per step", sass=" + ".join(sass))
+
+
 def m_deplat2(b: Bench) -> None:
     """More of deplat's chains: special-register reads, constant loads (vector and uniform), the uniform datapath,
     64-bit IMAD, generic loads beside the explicit LDS/LDG, ldmatrix."""
@@ -890,11 +900,7 @@ def m_deplat2(b: Bench) -> None:
     chain = cuda.mem_alloc(CHASE_BYTES["l1"])
     img, start = _chain(CHASE_BYTES["l1"], int(chain), np.random.default_rng(2))
     cuda.memcpy_htod(chain, img)
-    for name, args, sass, what in DEPLAT2_CHAINS:
-        args = tuple(np.uint64(start) if a is None else a for a in args)
-        r = deplat_warp(b, f"deplat_{name}", args, out, n, 256)
-        deplat_fig(b, name, r, f"{DEPLAT_ALONE}, a dependent chain: {what}; 256 steps per loop iteration, SASS per "
-                   f"step {' + '.join(sass)}; cycles per step", sass=" + ".join(sass))
+    deplat_chains(b, DEPLAT2_CHAINS, out, n, start)
     f = b.figures
     if "deplat_imad" in f:  # the ISETP's share of the S2R step, with IMAD.IADD taken as IMAD's latency
         isetp = f["deplat_isetp"]["value"] - f["deplat_imad"]["value"]
@@ -1160,10 +1166,7 @@ def m_deplat_cvt(b: Bench) -> None:
     (what a double DFT's sincospi and division issue between its DFMAs)."""
     n = 32 if b.quick else 128
     out = b.cuda.mem_alloc(8 * b.sms)
-    for name, args, sass, what in DEPLAT_CVT_CHAINS:
-        r = deplat_warp(b, f"deplat_{name}", args, out, n, 256)
-        deplat_fig(b, name, r, f"{DEPLAT_ALONE}, a dependent chain: {what}; 256 steps per loop iteration, SASS per "
-                   f"step {' + '.join(sass)}; cycles per step", sass=" + ".join(sass))
+    deplat_chains(b, DEPLAT_CVT_CHAINS, out, n)
     out.free()
 
 
