@@ -11,12 +11,16 @@ a warp's lanes on one line travel together. So a warp's global atomic costs:
   whichever unit holds it; a request of one lane, as a leader-elected atomic sends, costs the line
   less than one of 32).
 
-Every busy SM sends its atomics to the same units, so a unit's time is shared by the whole chip,
-and the busiest unit bounds the kernel. The seven constants are fitted, by `python -m
-analysis.atomics`, to the thirteen address patterns kernels.microbench measured (atomic_patterns:
-three lane patterns over tables of 32 to 8192 words; atomic_global_same: one word, which ptxas
-sends from one elected lane per warp) and kept in cudasim/gpus.json; the fit's error on each
-pattern is printed and tested.
+and the L2 as a whole `l2_op_ns` per sector operation: a warp's lanes on one sector update it in one
+operation, but a lane on a word another lane already updates is an operation of its own (ncu's
+lts__t_sectors_op_red counts them so).
+
+A unit's time is shared by every SM whose blocks reach it at the same time (`sharing`): all of them
+for a table every block updates, a few for a block's own words. The eight constants are fitted, by
+`python -m analysis.atomics`, to the nineteen address patterns kernels.microbench measured
+(atomic_patterns: three lane patterns over tables of 32 to 4M words; atomic_global_same: one word,
+which ptxas sends from one elected lane per warp) and kept in cudasim/gpus.json; the fit's error on
+each pattern is printed and tested.
 """
 from __future__ import annotations
 
@@ -30,10 +34,11 @@ import numpy as np
 
 LINE_SHIFT = 7
 MODES = {"lane": 0, "warp": 1, "line": 2}  # kernels/microbench.cu atomic_global_pattern's modes
-FIT_WORDS = (32, 256, 1024, 8192)  # larger tables are bound by the L2's line rate, not by its atomic units
+FIT_WORDS = (32, 256, 1024, 8192, 65536, 4194304)  # the large tables: the L2's rate of sector operations
+SECTOR_SHIFT = 5
 FIT_CHUNKS = (512, 1024, 2048)
 NAMES = ("atomic_line_ns", "atomic_lane_ns", "atomic_repeat_ns", "atomic_same_line_ns", "atomic_same_line_lane_ns",
-         "atomic_same_line_repeat_ns")
+         "atomic_same_line_repeat_ns", "atomic_l2_op_ns")
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,7 @@ class Units:
     same_line_ns: float
     same_line_lane_ns: float
     same_line_repeat_ns: float
+    l2_op_ns: float  # the whole L2's time per sector operation
 
     @classmethod
     def of(cls, rates: dict[str, float]) -> "Units":
@@ -77,12 +83,65 @@ def features(addrs: np.ndarray, chunk_bytes: int) -> tuple[dict[int, np.ndarray]
     return per_chunk, per_line
 
 
+def l2_ops(addrs: np.ndarray) -> int:
+    """The L2's sector operations for one warp's atomic with its active lanes at byte addresses `addrs`:
+    one per sector, and one more per lane on a word an earlier lane updates."""
+    a = np.sort(np.asarray(addrs, np.int64))
+    if a.size == 0:
+        return 0
+    return int(np.unique(a >> SECTOR_SHIFT).size + np.count_nonzero(a[1:] == a[:-1]))
+
+
 def costs(addrs: np.ndarray, u: Units) -> list[tuple[int, float]]:
     """(unit, ns) for one warp's global atomic with its active lanes at byte addresses `addrs`."""
     per_chunk, per_line = features(addrs, u.chunk_bytes)
     pc = np.array([u.line_ns, u.lane_ns, u.repeat_ns])
     pl = np.array([u.same_line_ns, u.same_line_lane_ns, u.same_line_repeat_ns])
     return [(k, float(f @ pc)) for k, f in per_chunk.items()] + [(k, float(f @ pl)) for k, f in per_line.items()]
+
+
+def reached_units(a: np.ndarray, chunk_bytes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The chunk units and the line units byte addresses `a` reach (the keys `costs` gives them)."""
+    return np.unique(a // chunk_bytes) * 2, np.unique(a >> LINE_SHIFT) * 2 + 1
+
+
+def _advance(words: dict[int, np.ndarray]) -> float:
+    """Bytes the blocks' lowest atomic address moves per block, where it moves steadily with the block
+    index (every step between sampled blocks forward, within a factor of two of one another); else 0."""
+    lo = sorted((b, int(a.min())) for b, a in words.items() if a.size)
+    steps = [(y - x) / (j - i) for (i, x), (j, y) in zip(lo, lo[1:])]
+    if not steps or min(steps) <= 0 or max(steps) > 2 * min(steps):
+        return 0.0
+    return float(np.median(steps))
+
+
+def sharing(words: dict[int, np.ndarray], block: int, u: Units, window: int) -> dict[int, float]:
+    """For each unit `block`'s atomics reach, how many blocks reach it while `block` runs (`window` blocks
+    run on the chip at once). `words`: each sampled block's global atomic byte addresses.
+
+    A block at large in the window reaches a unit as often as the other sampled blocks do (all of them
+    for a table every block updates; two of them at least, since one may by chance), or as a block with
+    as many units spread over the sampled blocks' footprint would. Where each block's addresses follow the last's (rows sorted, a block's own words),
+    the blocks whose addresses overlap a unit's span run together on different SMs."""
+    rep = np.asarray(words.get(block, ()), np.int64)
+    others = [np.asarray(a, np.int64) for b, a in words.items() if b != block and len(a)]
+    if rep.size == 0 or not others:
+        return {}
+    everything = np.concatenate([rep, *others])
+    lo, hi = int(everything.min()), int(everything.max())
+    seen = [set(np.concatenate(reached_units(a, u.chunk_bytes)).tolist()) for a in others]
+    step = _advance(words)
+    extent = float(rep.max() - rep.min() + 4)
+    out: dict[int, float] = {}
+    for span, units in zip((u.chunk_bytes, 1 << LINE_SHIFT), reached_units(rep, u.chunk_bytes)):
+        footprint = hi // span - lo // span + 1
+        spread = min(1.0, len(units) / footprint)
+        run = min(float(window), (span + extent) / step) if step > 0 else 1.0
+        for k in units.tolist():
+            hits = sum(k in s for s in seen)  # one other block's by chance is no evidence where there are more
+            p = max(hits / len(seen) if hits >= min(2, len(seen)) else 0.0, spread)
+            out[k] = max(1.0 + (window - 1) * p, run)
+    return out
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:
@@ -107,24 +166,26 @@ def pattern_requests(mode: int, words: int, warps: int = 256, iters: int = 8) ->
     return out
 
 
-def _loads(requests: list[np.ndarray], chunk_bytes: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """Each unit's summed features over `requests` (chunk units, line units), and the request count: a
-    unit's time is linear in the constants, so a fit needs these sums only."""
+def _loads(requests: list[np.ndarray], chunk_bytes: int) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """Each unit's summed features over `requests` (chunk units, line units), the request count and the L2's
+    sector operations: a unit's time is linear in the constants, so a fit needs these sums only."""
     cs: dict[int, np.ndarray] = {}
     ls: dict[int, np.ndarray] = {}
+    ops = 0
     for r in requests:
+        ops += l2_ops(r)
         c, ln = features(r, chunk_bytes)
         for k, f in c.items():
             cs[k] = cs.get(k, 0.0) + f
         for k, f in ln.items():
             ls[k] = ls.get(k, 0.0) + f
-    return np.array(list(cs.values())), np.array(list(ls.values())), len(requests)
+    return np.array(list(cs.values())), np.array(list(ls.values())), len(requests), ops
 
 
-def _rate(loads: tuple[np.ndarray, np.ndarray, int], p: np.ndarray) -> float:
-    """Lane atomics per ns (= G/s) when the busiest unit sets the pace."""
-    cs, ls, n = loads
-    return 32 * n / max((cs @ p[:3]).max(), (ls @ p[3:]).max())
+def _rate(loads: tuple[np.ndarray, np.ndarray, int, int], p: np.ndarray) -> float:
+    """Lane atomics per ns (= G/s) when the busiest unit, or the L2 as a whole, sets the pace."""
+    cs, ls, n, ops = loads
+    return 32 * n / max((cs @ p[:3]).max(), (ls @ p[3:6]).max(), ops * p[6])
 
 
 def predicted_rate(requests: list[np.ndarray], u: Units) -> float:
@@ -149,7 +210,7 @@ def fit(figures: dict, rounds: int = 8000, seed: int = 0) -> tuple[Units, float]
     """The units that minimise the rms log error over the measured patterns (a seeded random search
     per chunk size), and that error."""
     cases = _cases(figures)
-    if len(cases) < 6:
+    if len(cases) < 8:
         raise ValueError("too few atomic_patterns figures to fit (run python -m kernels.microbench --only atomic_patterns)")
     rng = np.random.default_rng(seed)
     best: tuple[float, Units] | None = None
@@ -158,7 +219,7 @@ def fit(figures: dict, rounds: int = 8000, seed: int = 0) -> tuple[Units, float]
 
         def err(p: np.ndarray) -> float:
             return float(np.sqrt(np.mean([np.log(_rate(ld, p) / m) ** 2 for ld, m in loads])))
-        p = np.array([1.0, 0.05, 0.35, 2.0, 0.05, 0.5])
+        p = np.array([1.0, 0.05, 0.35, 2.0, 0.05, 0.5, 0.012])
         e, step = err(p), 0.5
         for i in range(rounds):
             q = p * np.exp(rng.normal(0, step, p.size))

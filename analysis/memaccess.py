@@ -23,6 +23,7 @@ wavefront, no data).
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 
 import numpy as np
 
@@ -73,6 +74,18 @@ def _lines_sectors(addrs: np.ndarray, act: np.ndarray, size: int) -> tuple[np.nd
     first = np.where(act, a >> 5, -1)
     last = np.where(act, (a + max(int(size), 1) - 1) >> 5, -1)
     return first, last
+
+
+def atomic_words(trace: Trace) -> dict[int, np.ndarray]:
+    """Each simulated block's global atomic byte addresses, every active lane of every request."""
+    parts: dict[int, list[np.ndarray]] = defaultdict(list)
+    for ev in trace.events:
+        if ev.space != "global" or ev.op not in ("atom", "red"):
+            continue
+        act = active_lanes(ev.masks)
+        for j, b in enumerate(ev.blocks.tolist()):
+            parts[b].append(ev.addrs[j][act[j]].astype(np.int64))
+    return {b: np.concatenate(p) for b, p in parts.items()}
 
 
 class BlockAccesses:
@@ -145,11 +158,13 @@ class BlockAccesses:
                                           min(written, len(secs) * SECTOR)))
 
     def for_warp(self, listing: Listing, stream: list[int], warp: int, dram_read: float, dram_write: float,
-                 shfl_latency: float, units: atomics.Units | None = None, unit_clk: float = 0.0) -> list[Access]:
+                 shfl_latency: float, units: atomics.Units | None = None,
+                 unit_clk: Callable[[int], float] | None = None) -> list[Access]:
         """The Access of each memory instruction (and shuffle) in `stream`, in order: a share `dram_read` of
         the loads that miss in L1, and `dram_write` of the stores, go to DRAM (whole requests, the share
         carried from one to the next); a global atomic also costs the L2 atomic units `units` it reaches,
-        `unit_clk` cycles of this SM per ns of a unit's time (the clock times the SMs that share them)."""
+        `unit_clk(unit)` cycles of this SM per ns of that unit's time (the clock times the load the chip
+        puts there: atomics.sharing), and the L2 its sector operations."""
         ins = listing.instructions
         taken: dict[tuple, int] = defaultdict(int)
         carry, pending = self.carry, self.pending  # per direction, the DRAM share carried from one request to the next, across the block's warps
@@ -194,11 +209,13 @@ class BlockAccesses:
                                   l2_bytes=float(miss * SECTOR), dram_lines=opened))
             else:
                 dram = sectors * SECTOR if to_dram else 0.0
-                serial = ()
-                if words is not None and units is not None and unit_clk > 0:
+                serial, ops = (), 0
+                if words is not None:
                     # a leader-elected atomic (ptxas's VOTEU/UFLO) sends each address once
                     lanes = np.unique(words) if i in self.leaders else words
-                    serial = tuple((u, ns * unit_clk) for u, ns in atomics.costs(lanes, units))
+                    ops = atomics.l2_ops(lanes)
+                    if units is not None and unit_clk is not None:
+                        serial = tuple((u, ns * unit_clk(u)) for u, ns in atomics.costs(lanes, units))
                 out.append(Access(float(max(lines, 1)), float(lines), float(dram), 2 if op == "atom" else 0,
-                                  l2_bytes=float(written), dram_lines=opened, serial=serial))
+                                  l2_bytes=float(written), dram_lines=opened, serial=serial, l2_ops=float(ops)))
         return out

@@ -16,7 +16,7 @@ from needs import need_nvrtc
 
 ROOT = Path(__file__).resolve().parent.parent
 FIGURES = json.loads((ROOT / "kernels" / "results" / "microbench_h100.json").read_text())["figures"]
-UNITS = atomics.Units(1024, 1.0, 0.1, 0.5, 2.0, 0.0625, 0.25)
+UNITS = atomics.Units(1024, 1.0, 0.1, 0.5, 2.0, 0.0625, 0.25, 0.0125)
 
 
 def test_costs_of_known_lane_patterns():
@@ -31,13 +31,46 @@ def test_costs_of_known_lane_patterns():
     assert atomics.costs(np.array([], np.int64), UNITS) == []
 
 
+def test_l2_operations_count_sectors_and_repeated_lanes():
+    """One operation per sector a warp's atomic updates, one more per lane on a word an earlier lane
+    updates (ncu's lts__t_sectors_op_red: 28 per request where the 32 lanes of a COO SpMV warp share 2-3
+    words)."""
+    assert atomics.l2_ops(np.arange(32, dtype=np.int64) * 4) == 4  # one line's 32 words: 4 sectors
+    assert atomics.l2_ops(np.zeros(32, np.int64)) == 32  # one word: 1 sector + 31 repeats
+    assert atomics.l2_ops(np.repeat(np.array([0, 4, 40], np.int64), [10, 12, 10])) == 2 + 29
+    assert atomics.l2_ops(np.arange(32, dtype=np.int64) * 128) == 32
+    assert atomics.l2_ops(np.array([], np.int64)) == 0
+
+
+def test_sharing_tells_a_shared_table_from_each_blocks_own_words():
+    """How many blocks reach a unit while a block runs, with 1056 blocks on the chip at once: a 256-bin
+    table every block updates is reached by all of them; rows sorted by block (64 bytes a block) by the
+    blocks whose rows overlap the unit's span; 256 words scattered over a 64 MiB table by those of the
+    1056 blocks whose words fall in its chunk (1 + 1055 x 256 / 65536) or line, though one other sampled
+    block reaches it by chance."""
+    rng = np.random.default_rng(0)
+    sampled = (0, 1000, 5000, 9000, 13000)
+    shared = {b: rng.integers(0, 256, 2048) * 4 for b in sampled}
+    s = atomics.sharing(shared, 5000, UNITS, 1056)
+    assert s and all(v == pytest.approx(1056) for v in s.values())
+    sorted_rows = {b: (b * 16 + np.repeat(np.arange(16), 16)) * 4 for b in sampled}
+    s = atomics.sharing(sorted_rows, 5000, UNITS, 1056)
+    chunk, line = [v for k, v in s.items() if k % 2 == 0], [v for k, v in s.items() if k % 2]
+    assert chunk == [pytest.approx((1024 + 64) / 64)] and line == [pytest.approx((128 + 64) / 64)]
+    scattered = {b: rng.integers(0, 1 << 24, 256) * 4 for b in sampled}
+    s = atomics.sharing(scattered, 5000, UNITS, 1056)
+    chunk, line = [v for k, v in s.items() if k % 2 == 0], [v for k, v in s.items() if k % 2]
+    assert max(chunk) == pytest.approx(1 + 1055 * 256 / 65536, rel=0.01) and 1 < max(line) < 2
+    assert atomics.sharing({5000: sorted_rows[5000]}, 5000, UNITS, 1056) == {}  # one block: no estimate
+
+
 def test_committed_constants_reproduce_the_measured_patterns():
-    """gpus.json's constants (fitted by python -m analysis.atomics) against the 13 measured rates."""
+    """gpus.json's constants (fitted by python -m analysis.atomics) against the 19 measured rates."""
     u = atomics.Units.of(rates(get_gpu("H100-SXM")))
     err = atomics.errors(FIGURES, u)
-    assert len(err) == 13
+    assert len(err) == 19
     logs = np.log1p(np.array(list(err.values())))
-    assert np.sqrt(np.mean(logs ** 2)) <= 0.15  # the fit's stated rms log error, 0.144
+    assert np.sqrt(np.mean(logs ** 2)) <= 0.15  # the fit's stated rms log error, 0.142
     assert max(abs(e) for e in err.values()) < 0.6
     # the contention the constants encode: a warp on one word is ~30x slower than a warp on one line's words
     assert err.keys() >= {"atomic_warp_256", "atomic_line_256"}
@@ -71,7 +104,8 @@ def test_pattern_requests_replay_the_microbenchmark():
 def _block_accesses(kernel: str, grid, block, args: dict):
     s, acc, streams = walk_block(f"kernels/microbench.cu::{kernel}", grid, block, args)
     units = atomics.Units.of(rates(get_gpu()))
-    return s.listing, [acc.for_warp(s.listing, st, w, 1.0, 1.0, 24.0, units, 261.0) for w, st in enumerate(streams)]
+    return s.listing, [acc.for_warp(s.listing, st, w, 1.0, 1.0, 24.0, units, lambda _: 261.0)
+                       for w, st in enumerate(streams)]
 
 
 def test_dram_opens_a_line_once_per_block():

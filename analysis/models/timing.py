@@ -44,7 +44,7 @@ RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm
          "latency_dram_clk", "dram_queue_clk", "dram_sigma_clk",
          "launch_us", "launch_per_arg_us", "block_launch_clk", "block_launch_clk_1024",
          "atomic_chunk_bytes", "atomic_line_ns", "atomic_lane_ns", "atomic_repeat_ns", "atomic_same_line_ns",
-         "atomic_same_line_lane_ns", "atomic_same_line_repeat_ns")
+         "atomic_same_line_lane_ns", "atomic_same_line_repeat_ns", "atomic_l2_op_ns")
 SIM_BLOCKS = 16  # at least this many blocks (and three waves) are simulated before the pace is extrapolated
 SIM_INSTRUCTIONS = 400_000  # warp instructions one SM simulation may issue, beyond two waves
 _RESOURCE = {"fma": "fp32 pipe", "imad": "IMAD pipe", "alu": "integer/logic pipe", "fp64": "fp64 pipe",
@@ -205,6 +205,7 @@ class Prepared:
     block: int
     kinds: list  # (streams, BlockAccesses) per block the SM runs in turn
     totals: dict
+    blocks: list  # the block each kind is
 
     def per_block(self, f) -> float:
         """The mean of f(streams, accesses) over the blocks the SM runs."""
@@ -233,7 +234,7 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
                                                 r["latency_ld_shared_clk"], bypass, leaders)
 
     block = representative(s)
-    kinds = [kind(block)]
+    kinds, blocks = [kind(block)], [block]
     # blocks whose loops depend on the block or the data (escape times, ragged rows): the SM runs every
     # sampled interior block in turn, as the hardware's blocks come to it from all over the grid
     inner = [b for b in sorted(s.followed) if b != block and interior(s.trace, b)]
@@ -242,7 +243,8 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         work = [sum(map(len, st)) for st, _ in kinds + more]
         if min(work) > 0 and max(work) > WORK_SPREAD * min(work):
             kinds += more
-    return Prepared(s, block, kinds, memory_totals(s))
+            blocks += inner
+    return Prepared(s, block, kinds, memory_totals(s), blocks)
 
 
 def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, resident: int, f_rd: float,
@@ -252,9 +254,20 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     s = p.sample
     clk = r["sm_clock_mhz"] * 1e6
     units = atomics.Units.of(r)
-    unit_clk = clk * 1e-9 * active_sms  # a unit's ns, in this SM's cycles: every busy SM queues there alike
-    kinds = [[smsim.WarpWork(st, acc.for_warp(s.listing, st, w, f_rd, f_wr, r["shfl_latency"], units, unit_clk))
-              for w, st in enumerate(streams)] for streams, acc in p.kinds]
+    # a unit's ns, in this SM's cycles: the clock times the blocks on the chip that reach the unit at once
+    # over the simulated SM's blocks that do (all SMs alike, unless the addresses say otherwise)
+    words = memaccess.atomic_words(s.trace)
+    window = min(active_sms * resident, s.blocks_total)
+    reach = [set(np.concatenate(atomics.reached_units(words[b], units.chunk_bytes)).tolist()) if b in words else set()
+             for b in p.blocks]
+
+    def unit_clk(b: int):
+        share = atomics.sharing(words, b, units, window)
+        return lambda u: clk * 1e-9 * (share[u] / (resident * sum(u in r for r in reach) / len(reach))
+                                       if u in share else active_sms)
+    kinds = [[smsim.WarpWork(st, acc.for_warp(s.listing, st, w, f_rd, f_wr, r["shfl_latency"], units, clk_b))
+              for w, st in enumerate(streams)] for (streams, acc), clk_b in ((k, unit_clk(b)) for k, b in
+                                                                            zip(p.kinds, p.blocks))]
     ops = sassops.decode(s.listing.instructions, r)
     per_sm = 1.0 / active_sms / clk  # a chip-wide rate per second -> this SM's share per cycle
 
@@ -268,7 +281,7 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
                             1.0 / (r["l2_store_gbs"] * 1e9 * per_sm), 1.0 / (dram_rate * per_sm),
                             1.0 / (r["dram_random_gps"] * 1e9 * per_sm), r["latency_l1_clk"],
                             r["latency_l2_clk"], r["latency_dram_clk"] + wait,
-                            r["dram_sigma_clk"])
+                            r["dram_sigma_clk"], 1.0 / (1e9 / r["atomic_l2_op_ns"] * per_sm))
 
     threads = len(kinds[0]) * 32
     launch_clk = r["block_launch_clk"] + (r["block_launch_clk_1024"] - r["block_launch_clk"]) * max(0, threads - 256) / 768
