@@ -1,5 +1,5 @@
 """The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out sets
-(corpus/holdout/, corpus/holdout2/, corpus/holdout3/, corpus/holdout4/). Every kernel compiles
+(corpus/holdout/, corpus/holdout2/, corpus/holdout3/, corpus/holdout4/, corpus/holdout5/). Every kernel compiles
 with NVRTC, its manifest entry is complete and consistent with its source, it computes its
 reference in cudasim at a small size (or cudasim refuses it, as recorded), and the committed
 results give a unit and a protocol for every figure."""
@@ -47,6 +47,11 @@ SMALL = {
                  "philox_uniform": 20000, "thomas_batched_f64": 64, "crc32_records": 64,
                  "warp_bitonic_sort32": 3000, "attention_decode_llama2c": 100, "spmv_coo_atomic": 300,
                  "kepler_rv_newton": 8, "chebyshev_clenshaw_f64": 3000},
+    "holdout5": {"kmeans_centroid_accum": 3000, "segment_coo_sum": 4096, "aabb_minmax_atomic": 3000,
+                 "spmv_transpose_atomic": 300, "pic_deposit_cic3d": 2000, "fd3d_25pt_shared": 16, "lud_internal": 48,
+                 "potrf_batched_f64": 8, "jacobi9_f64": 40, "topk_rows_warp": 2, "smith_waterman_db": 256,
+                 "depthwise_conv3x3": 1, "kv_cache_reshape_vllm": 32, "dmmv_q4_0": 8, "spmm_csr_gespmm": 300,
+                 "lj_force_nlist": 6},
 }
 # kernels cudasim refuses as their authors wrote them (each recorded in the comparison), with why
 REFUSED: dict[tuple[str, str], str] = {}
@@ -55,7 +60,7 @@ REFUSED: dict[tuple[str, str], str] = {}
 def test_sets_are_large_enough_and_names_are_unique():
     assert len(load_set("corpus").CORPUS) >= 12 and len(load_set("holdout").CORPUS) >= 16
     assert len(load_set("holdout2").CORPUS) >= 16 and len(load_set("holdout3").CORPUS) >= 16
-    assert len(load_set("holdout4").CORPUS) >= 16
+    assert len(load_set("holdout4").CORPUS) >= 16 and len(load_set("holdout5").CORPUS) >= 16
     names = [n for _, n in CASES]
     assert len(set(names)) == len(names)  # unique within and across the sets
     patterns = [load_set(s).get(n).pattern for s, n in CASES]
@@ -64,11 +69,11 @@ def test_sets_are_large_enough_and_names_are_unique():
         m = load_set(s)
         assert m.BY_NAME == {k.name: k for k in m.CORPUS} and m.SMS == manifest.SMS
         assert set(SMALL[s]) <= set(m.BY_NAME)
-    for s in ("holdout", "holdout2", "holdout3", "holdout4"):  # every held-out kernel is simulated
+    for s in ("holdout", "holdout2", "holdout3", "holdout4", "holdout5"):  # every held-out kernel is simulated
         assert set(SMALL[s]) == set(load_set(s).BY_NAME)
     simulated = [n for n in SMALL["holdout"] if ("holdout", n) not in REFUSED]
     assert len(simulated) >= 14
-    for s in ("holdout2", "holdout3", "holdout4"):  # and none refused
+    for s in ("holdout2", "holdout3", "holdout4", "holdout5"):  # and none refused
         assert all((s, n) not in REFUSED for n in SMALL[s])
     with pytest.raises(KeyError):
         load_set("nope")
@@ -264,6 +269,64 @@ def test_holdout4_references():
     assert np.abs(E - e * np.sin(E) - M).max() < 1e-12
     steps = _kepler_iterations(d)
     assert 2.5 < steps.mean() < 4.0 and abs(steps.mean() - KEPLER_MEAN_ITERS) < 0.5
+
+
+def _sw_plain(query, seq, match, mismatch, gap_open, gap_extend):
+    """Smith-Waterman with affine gaps (Gotoh) by the textbook's full matrices."""
+    m, n = len(query), len(seq)
+    H = [[0] * (n + 1) for _ in range(m + 1)]
+    E = [[-10 ** 9] * (n + 1) for _ in range(m + 1)]
+    F = [[-10 ** 9] * (n + 1) for _ in range(m + 1)]
+    best = 0
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            E[i][j] = max(E[i][j - 1] - gap_extend, H[i][j - 1] - gap_open)
+            F[i][j] = max(F[i - 1][j] - gap_extend, H[i - 1][j] - gap_open)
+            s = match if query[i - 1] == seq[j - 1] else -mismatch
+            H[i][j] = max(0, H[i - 1][j - 1] + s, E[i][j], F[i][j])
+            best = max(best, H[i][j])
+    return best
+
+
+def test_holdout5_references():
+    """Held-out references and outputs the entries do not check: the Smith-Waterman reference
+    against full DP matrices, the key cache, the k-means counts and the top-k indices as cudasim
+    computes them, the segment scan's FLOP weights, the LJ neighbour shells."""
+    need_nvrtc()
+    from cudasim import InOut, SourceModule
+    from corpus.holdout5.manifest import (LJ_INSIDE, LJ_NEIGH, SEG_ATOMICS, SEG_MEAN_LEN, SEG_SCAN_ADDS, SW_SCORES,
+                                          _kv_key_ref, _lj_offsets, _segment_counts, _segment_index)
+    h5 = load_set("holdout5")
+    k = h5.get("smith_waterman_db")
+    d = k.make_inputs(40, 6)
+    db = d["db"].reshape(-1, 40)
+    want = k.reference(d)
+    assert want.max() >= 40  # some sequences hold the query
+    for s in range(0, 40, 7):
+        assert want[s] == _sw_plain(d["c_query"].tolist(), db[:, s].tolist(), **SW_SCORES)
+
+    def run(name, n):
+        kk = h5.get(name)
+        f = SourceModule(kk.path.read_text(), no_extern_c=True, filename=kk.source).get_function(kk.entry)
+        dd = kk.make_inputs(n, 2)
+        grid, block, shared = kk.launch(n, 4)
+        f(*[InOut(v) if isinstance(v, np.ndarray) else v for v in kk.args(dd)], block=block, grid=grid, shared=shared)
+        return dd
+    d = run("kv_cache_reshape_vllm", 32)
+    before = {**d, "key_cache": np.zeros_like(d["key_cache"])}  # the cache the kernel was given
+    assert np.array_equal(d["key_cache"].astype(np.float64), _kv_key_ref(before))
+    d = run("kmeans_centroid_accum", 2000)
+    assert np.array_equal(d["counts"], np.bincount(d["assignments"], minlength=len(d["counts"])))
+    d = run("topk_rows_warp", 2)
+    x = d["x"].reshape(2, -1)
+    assert np.array_equal(np.take_along_axis(x, d["idx"].reshape(2, -1), axis=1).ravel(), d["vals"])
+    index, segs = _segment_index(1 << 22, np.random.default_rng(0))
+    adds, atomics = _segment_counts(index)
+    assert abs(adds / SEG_SCAN_ADDS - 1) < 0.02 and abs(atomics / SEG_ATOMICS - 1) < 0.02
+    assert abs(len(index) / segs / SEG_MEAN_LEN - 1) < 0.02
+    off = _lj_offsets()
+    d2 = (off * off).sum(axis=1)
+    assert len(off) == LJ_NEIGH and (d2 <= 5).sum() == LJ_INSIDE and set(d2.tolist()) == {1, 2, 3, 4, 5, 6}
 
 
 def test_launch_bounds_signature():
