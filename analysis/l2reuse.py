@@ -10,8 +10,9 @@ fetched again only if it left L2 between their uses:
   touches fits in the L2 (l2_random_capacity_mb). So a sector is fetched once per wave its
   users span, or once;
 * unstructured reuse: a block whose loads scatter over most of the array (a gather, a sparse
-  matrix) hits L2 beyond the footprint in the share a random reference finds, min(1, capacity /
-  footprint) (measured: l2_random_*mb), except for sectors that many blocks load (a pivot row
+  matrix, a scatter of atomics) hits L2 beyond the footprint in the share a random reference
+  finds, min(1, capacity / footprint) (measured: l2_random_*mb; the footprint of every array so
+  used, since they share the L2), except for sectors that many blocks load (a pivot row
   and column, a hot embedding row: the sampled blocks share them), which stay in L2; loads that
   stay near the block's own part (halos) are shared with neighbours that run at the same time,
   and cost nothing beyond the footprint.
@@ -78,6 +79,12 @@ def _covered(grid: tuple[int, int, int], blocks: int) -> tuple[float, float, flo
 def dram_reads(arrays: list[ArrayUse], grid: tuple[int, int, int], wave: int, capacity: float) -> float:
     """DRAM bytes the launch reads: each array's footprint, plus what structured reuse refetches across
     waves when a wave's data does not fit in L2, plus unstructured reuse's misses."""
+    return sum(reads_per_array(arrays, grid, wave, capacity))
+
+
+def reads_per_array(arrays: list[ArrayUse], grid: tuple[int, int, int], wave: int, capacity: float) -> list[float]:
+    """dram_reads array by array. Scattered arrays share the L2: a random reference hits in the share
+    the capacity is of all their footprints."""
     blocks = grid[0] * grid[1] * grid[2]
     wave = max(1, min(wave, blocks))
     cover = _covered(grid, wave)
@@ -94,8 +101,10 @@ def dram_reads(arrays: list[ArrayUse], grid: tuple[int, int, int], wave: int, ca
         else:
             per_wave += min(a.footprint, a.offered * wave / blocks)
     refetch = per_wave > capacity
-    total = 0.0
+    scattered = sum(a.footprint for a in arrays if a.scattered and not a.shared_dims and a.offered > a.footprint * 1.05)
+    out = []
     for a in arrays:
+        total = 0.0
         if a.offered <= a.footprint * 1.05:
             total += a.footprint
         elif a.shared_dims:
@@ -106,9 +115,10 @@ def dram_reads(arrays: list[ArrayUse], grid: tuple[int, int, int], wave: int, ca
             waves = min(users, span / wave + 1) if span >= wave else 1.0
             total += a.footprint * (waves if refetch else 1.0)
         elif a.scattered:
-            hit = min(1.0, capacity / a.footprint) if a.footprint else 1.0
+            hit = min(1.0, capacity / scattered) if scattered else 1.0
             cold = max(0.0, a.offered - a.footprint - a.hot * a.offered)  # what goes beyond the hot sectors
             total += a.footprint + cold * (1 - hit)
         else:  # neighbours' halos: loaded by blocks that run at about the same time
             total += a.footprint
-    return total
+        out.append(total)
+    return out

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections import defaultdict
 from dataclasses import dataclass
 
 import networkx as nx
@@ -44,6 +45,7 @@ EXPANDED_FP = {("div", "rn", "f32"): 5, ("div", "rn", "f64"): 9, ("div", "approx
                ("rcp", "rn", "f32"): 3, ("rcp", "rn", "f64"): 5, ("sqrt", "rn", "f32"): 4,
                ("sqrt", "rn", "f64"): 8, ("rsqrt", "approx", "f64"): 5}
 _AVOID = 1000  # the cost of walking through a block matched to other PTX code
+CALL_COST = 0.5  # what a block with a CALL costs the walk beyond a step
 
 
 @dataclass
@@ -146,7 +148,7 @@ def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple[i
             add(x.line, "fp", n)
         elif x.base in ("ld", "st") and not x.has("param", "const"):
             vec = next((int(m[1]) for m in x.mods if m in ("v2", "v4", "v8")), 1)
-            add(x.line, "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
+            add(x.line, "local" if x.has("local") else "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
         elif x.base in ("bar", "barrier"):
             add(x.line, "bar", 1)
         elif x.base == "bra" and x.guard is not None and labels.get(x.operands[0].name, pc + 1) <= pc:
@@ -163,7 +165,7 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
         if x.op in _FP:
             key, units = (x.line, "fp"), 1
         elif x.memory:
-            key, units = (x.line, "mem"), x.width
+            key, units = (x.line, "local" if x.memory[0] == "local" else "mem"), x.width
         elif x.op == "BAR":
             key, units = (x.line, "bar"), 1
         elif x.op == "BRA" and x.guard and (t := _TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
@@ -174,7 +176,9 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
     return out
 
 
-_KIND_ORDER = {"fp": 3, "mem": 2, "bar": 1, "loop": 0}
+# local memory is its own kind: a line's global accesses are not the stack traffic of a sine's slow
+# argument reduction on the same line, nor ptxas's spills
+_KIND_ORDER = {"fp": 3, "mem": 2, "local": 2, "bar": 1, "loop": 0}
 
 
 def key_anchor(anchors: dict[tuple[int, str], int]) -> tuple[tuple[int, str] | None, int]:
@@ -240,6 +244,11 @@ class Walker:
         self._entered: dict[int, list[int]] = {}
         self._around: dict[tuple[int, int], set[int]] = {}  # (barrier, side) -> what the side reaches around it
         self._below: dict[int, set[int]] = {}  # block -> the blocks it reaches
+        self._back = {(u, h) for h, body in self.sg.loops for u in body if self.sg.graph.has_edge(u, h)}
+        self._doers: dict[tuple, list[int]] = defaultdict(list)  # key -> blocks that do its work, known by it or not
+        for bi, m in enumerate(self.matches):
+            for k in {m.key, *(k for k, _ in m.also)} - {None}:
+                self._doers[k].append(bi)
 
     @classmethod
     def build(cls, sg: SassGraph, body: list, cfg, labels: dict, run_end) -> "Walker":
@@ -251,6 +260,10 @@ class Walker:
         anchored = {bi for bi, m in enumerate(matches) if m.key is not None}
         trip = cls._trip_units(sg, matches, anchored)
         rev = sg.graph.reverse(copy=False)
+        ins = sg.listing.instructions
+        # a block that calls a routine is ptxas's slow path (a 64-bit division's when an operand needs the
+        # high word): of two ways alike, the one without the call
+        calls = {bi for bi, (s, e) in enumerate(sg.blocks) if any(ins[i].op == "CALL" for i in range(s, e))}
         dist = {}
         for a in anchored:  # Dijkstra to `a`, entering another matched block costs _AVOID
             d = {a: 0.0}
@@ -261,7 +274,7 @@ class Walker:
                     continue
                 step = 1.0 if (v == a or v not in anchored) else _AVOID
                 for u in rev.successors(v):
-                    nc = c + step
+                    nc = c + step + (CALL_COST if u in calls else 0.0)
                     if nc < d.get(u, np.inf):
                         d[u] = nc
                         heapq.heappush(heap, (nc, u))
@@ -340,7 +353,10 @@ class Walker:
         waiting: list[int] = []  # convergence barriers with lanes waiting at them
         merged: list[int] = []  # and those passed after lanes waited there
         guard = 4 * (len(todo) + 1) * max(1, len(sg.blocks)) + 4 * sum(k for _, k in todo)
+        prev, trip = -1, False  # trip: a back edge was taken and the new trip has taken no work yet
         for _ in range(guard):
+            trip = trip or (prev, bi) in self._back
+            prev = bi
             s, e = sg.blocks[bi]
             if bi in sg.syncs:
                 side = self._wait(bi, sides, todo, r, window)  # other lanes have work that does not pass here
@@ -371,6 +387,12 @@ class Walker:
                     continue
                 for j in range(r, min(r + window, len(todo))):
                     if todo[j][0] == key and todo[j][1] > 0:
+                        if trip:
+                            # a new trip's first work is a later run's: what the last trip left of the
+                            # runs before it, ptxas did with less (hoisted, shared, kept in registers)
+                            for q in range(r, j):
+                                todo[q][1] = 0
+                        trip = False
                         todo[j][1] = 0 if once else todo[j][1] - units
                         break
             while r < len(todo) and todo[r][1] <= 0:
@@ -443,7 +465,7 @@ class Walker:
         tail = [a for a in self.consumers.get(todo[r][0], []) if a in after]
         if not tail or any(b in self._after(a) for a in tail):
             return None  # this group's next work is not the code after the barrier, or loops back to it
-        rest = [t for t in rest if not any(a in after for a in self.consumers.get(t[0], []))]
+        rest = [t for t in rest if not any(a in after for a in self._doers.get(t[0], []))]
         if not rest:
             return None  # what comes next, the code after the barrier does too: no other lanes' work
         for i in range(len(sides) - 1, -1, -1):

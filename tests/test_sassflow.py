@@ -13,8 +13,8 @@ from needs import need_nvrtc
 ARRAYS = {"a": "float32[1024]", "out": "float32[64]"}
 
 
-def _walk(kernel: str, **args) -> list[Counter]:
-    """Per warp of block 0 (64 threads), the SASS opcodes it issues, counted."""
+def _walk(kernel: str, indices: bool = False, **args) -> list[Counter]:
+    """Per warp of block 0 (64 threads), the SASS opcodes it issues, counted (or its instructions' indices)."""
     need_nvrtc()
     from analysis import pipeline, sass, sassflow
     if sass.find_nvdisasm() is None:
@@ -28,7 +28,8 @@ def _walk(kernel: str, **args) -> list[Counter]:
     out = []
     for warp in range(2):
         pcs = [pc for pc, bits in path if bits >> warp & 1]
-        out.append(Counter(s.listing.instructions[i].op for i in walker.stream(pcs)))
+        st = walker.stream(pcs)
+        out.append(Counter(st.tolist()) if indices else Counter(s.listing.instructions[i].op for i in st))
     return out
 
 
@@ -72,3 +73,20 @@ def test_control_bits_tie_a_load_to_its_use():
         wb = ins[i].write_barrier
         assert 0 <= wb < 6 and 0 <= ins[i].stall <= 15
         assert any(x.wait_mask >> wb & 1 for x in ins[i + 1:]), ins[i]
+
+
+def test_a_64_bit_division_of_small_operands_takes_the_32_bit_path():
+    """ptxas divides 64-bit integers inline when both high words are zero and calls a routine otherwise;
+    of the two ways alike to the walk, the one without the call."""
+    for c in _walk("div64", features=8):
+        assert c["MUFU"] == 1 and c["CALL"] == 0
+
+
+@pytest.mark.parametrize("m", [1, 6, 40])
+def test_a_loop_whose_trips_do_less_than_the_ptx_runs_once_per_iteration(m):
+    """powf and logf in a loop: ptxas hoists part of their work out of it and shares part between the
+    two calls, so each trip has fewer FP instructions than the PTX's iteration; the walk still takes one
+    trip per iteration (it took 2 per iteration, the sigmoid focal loss's 1.86x)."""
+    for c in _walk("powlog", indices=True, m=m, g=2.0):
+        assert max(c.values()) == m
+

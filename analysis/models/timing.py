@@ -95,28 +95,34 @@ def memory_totals(s: Sample) -> dict:
     traced = len(s.weights) if s.weights else s.blocks_run
     scale = s.blocks_total / max(traced, 1)
     c = {k: 0.0 for k in ("ld_requests", "ld_sectors", "ld_lines", "st_requests", "st_sectors", "st_lines")}
-    keys: dict[str, list] = {"ld": [], "st": []}
+    keys: dict[str, list] = {"ld": [], "st": [], "atom": []}
     blocks_of: dict[str, dict[int, list]] = {"ld": {}, "st": {}}
     for ev in s.trace.events:
         if ev.space != "global" or len(ev) == 0:
             continue
-        op = "st" if ev.op in ("st", "red", "atom") else "ld"
+        atomic = ev.op in ("red", "atom")
+        op = "st" if ev.op == "st" or atomic else "ld"
         rw = row_weights(ev, prov)
         act = active_lanes(ev.masks)
         c[f"{op}_requests"] += float(rw.sum())
         c[f"{op}_sectors"] += float((_distinct(ev, act, 5) * rw).sum())
         c[f"{op}_lines"] += float((_distinct(ev, act, 7) * rw).sum())
         sec = (ev.addrs.astype(np.uint64) >> np.uint64(5)).astype(np.int64)
-        keys[op].append(sec[act])
-        for blk in np.unique(ev.blocks):
-            rows = ev.blocks == blk
-            blocks_of[op].setdefault(int(blk), []).append(sec[rows][act[rows]])
+        # an atomic reads its line into L2 as a load does (DRAM reads and L2 reuse), and writes it
+        for side in ("st", "ld") if atomic else (op,):
+            keys[side].append(sec[act])
+            for blk in np.unique(ev.blocks):
+                rows = ev.blocks == blk
+                blocks_of[side].setdefault(int(blk), []).append(sec[rows][act[rows]])
+        if atomic:
+            keys["atom"].append(sec[act])
     order = sorted(range(len(s.buffers)), key=lambda i: s.buffers[i][0])
     starts = np.array([s.buffers[i][0] for i in order], dtype=np.int64)
     # per array: bytes, distinct bytes loaded, stored (over the grid), loads offered to L2 (each block's
     # distinct sectors, summed over the grid), the dimensions along which blocks share what they load,
-    # whether a block's loads span most of it, the share of its loads other sampled blocks load too
-    arrays = [[float(n), 0.0, 0.0, 0.0, (), False, 0.0] for _, n in s.buffers]
+    # whether a block's loads span most of it, the share of its loads other sampled blocks load too,
+    # whether atomics update it
+    arrays = [[float(n), 0.0, 0.0, 0.0, (), False, 0.0, False] for _, n in s.buffers]
     unplaced = {"ld": 0.0, "st": 0.0}
     for j, op in enumerate(("ld", "st")):
         if not keys[op]:
@@ -128,6 +134,11 @@ def memory_totals(s: Sample) -> dict:
                 unplaced[op] += float(n) * SECTOR * scale
             else:
                 arrays[order[b]][1 + j] = float(n) * SECTOR * scale
+    if len(starts) and keys["atom"]:
+        sec = np.unique(np.concatenate(keys["atom"]))
+        for b in np.unique(np.searchsorted(starts, sec << 5, side="right") - 1):
+            if b >= 0:
+                arrays[order[b]][7] = True
     if len(starts) and blocks_of["ld"]:
         per_block: dict[int, dict[int, set]] = {}  # array -> block -> sectors
         for blk, secs in blocks_of["ld"].items():
@@ -153,13 +164,17 @@ def memory_totals(s: Sample) -> dict:
 
 def dram_bytes(arrays: list, unplaced_ld: float, unplaced_st: float, grid: tuple[int, int, int], wave: int,
                capacity: float) -> tuple[float, float]:
-    """(DRAM bytes read, written): stores, per array the distinct bytes, at most the array; loads, the
-    footprints plus what L2 does not keep between the blocks that reuse them (analysis.l2reuse)."""
-    uses = [l2reuse.ArrayUse(min(n, ld), max(off, min(n, ld)), dims, sc, hot) for n, ld, _, off, dims, sc, hot
-            in arrays if ld > 0]
-    rd = l2reuse.dram_reads(uses, grid, wave, capacity) + unplaced_ld
-    wr = sum(min(n, st) for n, _, st, *_ in arrays) + unplaced_st
-    return rd, wr
+    """(DRAM bytes read, written): stores, per array the distinct bytes, at most the array; loads and
+    atomics, the footprints plus what L2 does not keep between the blocks that reuse them
+    (analysis.l2reuse); atomics write back what they fetched again."""
+    read = [a for a in arrays if a[1] > 0]
+    uses = [l2reuse.ArrayUse(min(n, ld), max(off, min(n, ld)), dims, sc, hot) for n, ld, _, off, dims, sc, hot, _
+            in read]
+    per = l2reuse.reads_per_array(uses, grid, wave, capacity)
+    # an atomic leaves its line dirty in L2: what an updated array's lines are fetched again, they are
+    # written back again
+    again = sum(r - u.footprint for r, u, a in zip(per, uses, read) if a[7])
+    return sum(per) + unplaced_ld, sum(min(n, st) for n, _, st, *_ in arrays) + again + unplaced_st
 
 
 DRAM_SOURCE = ("per array passed, the distinct 32-B sectors the simulated blocks touch, scaled to the grid, at most the "

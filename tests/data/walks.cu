@@ -62,3 +62,25 @@ extern "C" __global__ void search(float* out, const float* a, int m) {
             return;
     }
 }
+
+// a 64-bit index divided by an int, as a thread-per-(edge, feature) kernel writes it: small operands
+// take ptxas's 32-bit path (MUFU.RCP), not the call to its 64-bit division routine
+extern "C" __global__ void div64(float* out, const float* a, int features) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    int e = (int)(i / features);
+    out[i] = a[e];
+}
+
+// m trips of powf and logf over three lines, as a focal loss writes them (ptxas hoists and shares part
+// of their work, so a trip's SASS does fewer FP instructions than the PTX's iteration): m trips
+extern "C" __global__ void powlog(float* out, const float* a, float g, int m) {
+    float acc = 0.0f;
+    for (int t = 0; t < m; ++t) {
+        float p = a[(threadIdx.x + t) & 1023];
+        float term_p = powf(1.0f - p, g) * logf(fmaxf(p, 1e-30f));
+        float term_n = powf(p, g) * logf(fmaxf(1.0f - p, 1e-30f));
+        acc += term_p - 0.25f * term_n;
+    }
+    out[threadIdx.x] = acc;
+}
+
