@@ -12,8 +12,8 @@ a warp's lanes on one line travel together. So a warp's global atomic costs:
   less than one of 32).
 
 and the L2 as a whole `l2_op_ns` per sector operation: a warp's lanes on one sector update it in one
-operation, but a lane on a word another lane already updates is an operation of its own (ncu's
-lts__t_sectors_op_red counts them so).
+operation, but a lane on a word another lane already updates is an operation of its own (as ncu
+counts the L2's reduction sectors).
 
 A unit's time is shared by every SM whose blocks reach it at the same time (`sharing`): all of them
 for a table every block updates, a few for a block's own words. The eight constants are fitted, by
