@@ -121,8 +121,9 @@ def sharing(words: dict[int, np.ndarray], block: int, u: Units, window: int) -> 
 
     A block at large in the window reaches a unit as often as the other sampled blocks do (all of them
     for a table every block updates; two of them at least, since one may by chance), or as a block with
-    as many units spread over the sampled blocks' footprint would. Where each block's addresses follow the last's (rows sorted, a block's own words),
-    the blocks whose addresses overlap a unit's span run together on different SMs."""
+    as many units spread over the sampled blocks' footprint would. Where each block's addresses follow
+    the last's (rows sorted, a block's own words), the blocks whose addresses overlap a unit's span run
+    together on different SMs."""
     rep = np.asarray(words.get(block, ()), np.int64)
     others = [np.asarray(a, np.int64) for b, a in words.items() if b != block and len(a)]
     if rep.size == 0 or not others:

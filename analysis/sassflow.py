@@ -353,9 +353,9 @@ class Walker:
         waiting: list[int] = []  # convergence barriers with lanes waiting at them
         merged: list[int] = []  # and those passed after lanes waited there
         guard = 4 * (len(todo) + 1) * max(1, len(sg.blocks)) + 4 * sum(k for _, k in todo)
-        prev, trip = -1, False  # trip: a back edge was taken and the new trip has taken no work yet
+        prev, fresh = -1, False  # fresh: a back edge was taken and the new trip has taken no work yet
         for _ in range(guard):
-            trip = trip or (prev, bi) in self._back
+            fresh = fresh or (prev, bi) in self._back
             prev = bi
             s, e = sg.blocks[bi]
             if bi in sg.syncs:
@@ -387,12 +387,12 @@ class Walker:
                     continue
                 for j in range(r, min(r + window, len(todo))):
                     if todo[j][0] == key and todo[j][1] > 0:
-                        if trip:
+                        if fresh:
                             # a new trip's first work is a later run's: what the last trip left of the
                             # runs before it, ptxas did with less (hoisted, shared, kept in registers)
                             for q in range(r, j):
                                 todo[q][1] = 0
-                        trip = False
+                        fresh = False
                         todo[j][1] = 0 if once else todo[j][1] - units
                         break
             while r < len(todo) and todo[r][1] <= 0:

@@ -87,6 +87,11 @@ def _distinct(ev, act, shift: int) -> np.ndarray:
     return (new & (k != np.iinfo(np.int64).max)).sum(axis=1)
 
 
+def _array_of(starts: np.ndarray, sec: np.ndarray) -> np.ndarray:
+    """Per 32-byte sector, which array (by start address, ascending) holds it; -1 before the first."""
+    return np.searchsorted(starts, sec << 5, side="right") - 1 if len(starts) else np.full(len(sec), -1)
+
+
 def memory_totals(s: Sample) -> dict:
     """Global requests, sectors and lines over the sample's grid, and per array passed (in argument
     order): its bytes and the distinct bytes the simulated blocks load and store in it, scaled to the
@@ -128,7 +133,7 @@ def memory_totals(s: Sample) -> dict:
         if not keys[op]:
             continue
         sec = np.unique(np.concatenate(keys[op]))
-        which = np.searchsorted(starts, sec << 5, side="right") - 1 if len(starts) else np.full(len(sec), -1)
+        which = _array_of(starts, sec)
         for b, n in zip(*np.unique(which, return_counts=True)):
             if b < 0:
                 unplaced[op] += float(n) * SECTOR * scale
@@ -136,14 +141,14 @@ def memory_totals(s: Sample) -> dict:
                 arrays[order[b]][1 + j] = float(n) * SECTOR * scale
     if len(starts) and keys["atom"]:
         sec = np.unique(np.concatenate(keys["atom"]))
-        for b in np.unique(np.searchsorted(starts, sec << 5, side="right") - 1):
+        for b in np.unique(_array_of(starts, sec)):
             if b >= 0:
                 arrays[order[b]][7] = True
     if len(starts) and blocks_of["ld"]:
         per_block: dict[int, dict[int, set]] = {}  # array -> block -> sectors
         for blk, secs in blocks_of["ld"].items():
             sec = np.unique(np.concatenate(secs))
-            which = np.searchsorted(starts, sec << 5, side="right") - 1
+            which = _array_of(starts, sec)
             for b in np.unique(which[which >= 0]):
                 per_block.setdefault(order[b], {})[blk] = set(sec[which == b].tolist())
         for a, by_block in per_block.items():
