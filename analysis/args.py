@@ -6,8 +6,10 @@ left out for an unsized buffer. Anything unusable is a TargetError: one line, ex
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -106,6 +108,33 @@ def parse_signature(source: str, kernel: str) -> list[Param]:
 
 
 _BUF_RE = re.compile(r"^([a-z]+\d*)\[(\d+)\]$")
+_DATA = "npy:"  # an --arg spec that --data made: npy:<digest>:<path> (the digest keys cached results)
+
+
+def data_spec(name: str, path: str) -> str:
+    """The `--arg` spec for `--data NAME=PATH`: the file checked readable now, its digest in the spec."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as e:
+        raise TargetError(f"--data {name}={path}: {e.strerror or e}") from None
+    return f"{_DATA}{hashlib.sha256(raw).hexdigest()[:16]}:{Path(path).resolve()}"
+
+
+def _load(p: Param, spec: str) -> np.ndarray:
+    """The array of a --data file, as the parameter's element type (a different type is refused: the
+    bytes would be read as something else)."""
+    path = spec[len(_DATA):].split(":", 1)[1]
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise TargetError(f"--data {p.name}={path}: not a numpy .npy array ({str(e).splitlines()[0]})") from None
+    want = _CTYPES.get(p.ctype)
+    if want is not None and arr.dtype != np.dtype(want):
+        raise TargetError(f"--data {p.name}={path}: the file holds {arr.dtype}, the parameter is {p.ctype}* "
+                          f"({np.dtype(want)}): save it with .astype(np.{np.dtype(want)})")
+    if arr.size == 0:
+        raise TargetError(f"--data {p.name}={path}: the array is empty")
+    return np.ascontiguousarray(arr.reshape(-1))
 
 
 def make_args(params: list[Param], specs: dict[str, str], threads: int) -> tuple[list[Any], list[str]]:
@@ -118,10 +147,17 @@ def make_args(params: list[Param], specs: dict[str, str], threads: int) -> tuple
     notes: list[str] = []
     for p in params:
         spec = specs.get(p.name)
+        if spec is not None and spec.startswith(_DATA):
+            if not p.pointer:
+                raise TargetError(f"--data {p.name}: {p.name} is a scalar ({p.ctype}); give it with --arg")
+            args.append(_load(p, spec))
+            continue
         if p.pointer:
             if spec is None:
                 args.append(unsized_buffer(p, threads))
-                notes.append(f"{p.name}: unsized buffer at a fresh 256-byte aligned base")
+                notes.append(f"{p.name}: no size or data given: {args[-1].size} zeros, so its bounds are a guess "
+                             f"and addresses or branches that depend on it see zeros (--arg {p.name}=DTYPE[COUNT] sizes "
+                             f"it, --data {p.name}=FILE.npy fills it)")
                 continue
             m = _BUF_RE.match(spec.replace(" ", ""))
             if not m:

@@ -41,7 +41,7 @@ from cudasim.trace import Trace
 from kernels import catalog
 
 from . import registry, sass
-from .args import TargetError, make_args, parse_dims, parse_kv, parse_signature
+from .args import TargetError, data_spec, make_args, parse_dims, parse_kv, parse_signature
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
 
 ANALYSIS_CACHE_VERSION = 2
@@ -139,6 +139,9 @@ def add_launch_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes per block (file targets)")
     p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
                    help="scalar by name, or buffer NAME=float32[COUNT] (file targets)")
+    p.add_argument("--data", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="a buffer's contents from a numpy file (file targets): indices, a histogram's input, a CSR "
+                        "matrix; the run then follows the addresses and branches that data gives")
     p.add_argument("--define", action="append", default=[], metavar="NAME=VALUE",
                    help="preprocessor define; a catalog kernel's launch follows its own (TILE, BLOCK_ROWS, BK, ...)")
     p.add_argument("--size", type=int, help="problem size for catalog kernels")
@@ -159,10 +162,15 @@ def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> Resolve
         raise TargetError(f"--size {args.size}: must be a positive integer")
     defines = parse_kv(args.define, "--define")
     if "::" in args.target:
+        specs = parse_kv(args.arg, "--arg")
+        for name, path in parse_kv(getattr(args, "data", []), "--data").items():
+            if name in specs:
+                raise TargetError(f"--data {name}: {name} is also given by --arg; give it one way")
+            specs[name] = data_spec(name, path)
         return resolve_file(args.target, parse_dims(args.grid), parse_dims(args.block), args.shared, defines,
-                            parse_kv(args.arg, "--arg"), gpu)
+                            specs, gpu)
     given = [o for o, v in (("--grid", args.grid), ("--block", args.block), ("--shared", args.shared),
-                            ("--arg", args.arg)) if v]
+                            ("--arg", args.arg), ("--data", getattr(args, "data", []))) if v]
     if given:
         raise TargetError(f"{', '.join(given)}: a catalog kernel's launch and arguments follow its size, defines and "
                           f"GPU; use path/to/file.cu::kernel to give them")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from analysis import pipeline, registry
@@ -331,3 +332,55 @@ def test_uneven_interior_blocks_are_sampled_more_densely():
         assert k >= INTERIOR_SAMPLES
         n = len(_picks(grid, k)[0])
         assert UNEVEN_BLOCKS / 2 < n <= UNEVEN_BLOCKS
+
+
+# ---- --data: the user's buffer contents -------------------------------------------------------
+
+_GATHER = """extern "C" __global__ void gather(float* out, const float* src, const int* idx, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = src[idx[i]];
+}
+"""
+
+
+def _gather(tmp_path, idx: np.ndarray | None = None, **kw):
+    cu = tmp_path / "gather.cu"
+    cu.write_text(_GATHER)
+    a = _args(f"{cu}::gather", grid="8", block="128", arg=["out=float32[1024]", "src=float32[65536]", "n=1024"], **kw)
+    if idx is not None:
+        np.save(tmp_path / "idx.npy", idx)
+        a.data = [f"idx={tmp_path / 'idx.npy'}"]
+    return a
+
+
+def test_data_gives_the_gather_its_addresses(tmp_path):
+    """Zeros (no --data) make the gather a broadcast; the user's random indices make it scattered, and
+    the launch's cache key follows the file's contents."""
+    need_nvrtc()
+    zeros = pipeline.trace_results(pipeline.resolve(_gather(tmp_path)), use_cache=False)["coalescing"]
+    rand = np.random.default_rng(1).integers(0, 65536, 1024).astype(np.int32)
+    a = _gather(tmp_path, rand)
+    launch = pipeline.resolve(a)
+    scattered = pipeline.trace_results(launch, use_cache=False)["coalescing"]
+    sect = lambda r: max(g["sectors"] / g["requests"] for g in r["instructions"] if g["op"] == "ld")  # noqa: E731
+    assert sect(zeros) <= 4 and sect(scattered) > 28
+    np.save(tmp_path / "idx.npy", np.arange(1024, dtype=np.int32))
+    assert pipeline.resolve(a).key() != launch.key()
+
+
+@pytest.mark.parametrize("idx, data, match", [
+    (np.arange(1024), None, "holds int64, the parameter is int"),
+    (None, ["idx=/nonexistent/idx.npy"], "No such file"),
+    (None, ["n=/nonexistent/n.npy"], "also given by --arg"),
+])
+def test_bad_data_is_one_line(tmp_path, idx, data, match):
+    a = _gather(tmp_path, idx)
+    if data is not None:
+        a.data = data
+    with pytest.raises(TargetError, match=match):
+        pipeline.resolve(a).arguments()
+
+
+def test_data_on_a_catalog_target_is_refused():
+    with pytest.raises(TargetError, match="--data"):
+        pipeline.resolve(_args("transpose_tiled", data=["x=y.npy"]))
