@@ -222,10 +222,11 @@ class Function:
 
     def __call__(self, *args, block=(1, 1, 1), grid=(1, 1), shared: int = 0, stream=None, time_kernel: bool = False,
                  run_blocks=None, trace_blocks=None, trace: bool = True, check: bool | str = True,
-                 lanes_per_batch: int = 1 << 15, follow_blocks=None) -> Launch:
+                 lanes_per_batch: int = 1 << 15, follow_blocks=None, arg_names: list[str] | None = None) -> Launch:
         """Run the kernel. `check`: True (default) the quick shared-memory check; "full" every check of
         cudasim.check (races in shared and global memory, bounds, barriers, initialisation, warp syncs:
-        findings of cudasim.check.Finding, and the run goes on past them); False none."""
+        findings of cudasim.check.Finding, and the run goes on past them); False none. `arg_names`: the
+        source's parameter names, which findings then use for the arrays (PTX numbers them)."""
         if check not in (True, False, "full"):
             raise ValueError(f"check={check!r}: use True, False or \"full\"")
         block3, grid3 = _dims(block, "block"), _dims(grid, "grid")
@@ -242,7 +243,10 @@ class Function:
         guards: list[int] | None = [] if check == "full" else None  # cudasim.check: no-man's-land around arrays
         try:
             for i, (a, p) in enumerate(zip(args, params)):
-                raw = self._pack(i, a, p, mem, temps, unwritten, guards)
+                where = f"argument {i} of {self.name}"
+                if arg_names is not None and i < len(arg_names):
+                    where = f"{arg_names[i]} ({where})"
+                raw = self._pack(where, a, p, mem, temps, unwritten, guards)
                 buf[p.offset:p.offset + len(raw)] = np.frombuffer(raw, np.uint8)
             if prog.checker is not None:
                 if temps:
@@ -268,8 +272,7 @@ class Function:
         stats["buffers"] = [(int(ptr), int(arr.nbytes)) for ptr, arr, _ in temps]  # the arrays passed: (address, bytes)
         return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs)
 
-    def _pack(self, i: int, a, p, mem: GlobalMemory, temps: list, unwritten: list, guards: list | None) -> bytes:
-        where = f"argument {i} of {self.name}"
+    def _pack(self, where: str, a, p, mem: GlobalMemory, temps: list, unwritten: list, guards: list | None) -> bytes:
         if isinstance(a, (ArgumentHandler, np.ndarray)):
             arr = a.array if isinstance(a, ArgumentHandler) else a
             copy_in = a.copy_in if isinstance(a, ArgumentHandler) else True

@@ -58,6 +58,7 @@ class Layout:
             off = align(off, max(d.align, 1))
             self.local_offsets[d.name] = off
             off += d.size
+        self.local_end = off  # what the locals declare: the padding after them is no array's
         self.local_size = align(off, 16)
 
     def symbol_address(self, name: str) -> int:

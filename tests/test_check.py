@@ -154,6 +154,22 @@ def test_an_overrun_into_the_next_array_is_out_of_bounds_not_a_valid_access():
     assert all(x.offset == 4096 and x.this.threads == [((4, 0, 0), (0, 0, 0))] for x in launch.findings)
 
 
+def test_a_local_array_read_one_past_its_end_is_out_of_bounds_though_the_stack_is_padded():
+    """float win[5] takes 20 bytes and the thread's local memory is padded to 32: win[5] lands in the
+    padding, which is no array's; the arrays are named by the source's parameter names when given."""
+    f = function('extern "C" __global__ void k(float* out, const float* in, int w) { float win[5];'
+                 ' int t = threadIdx.x; for (int j = 0; j <= w; j++) win[j] = in[(t + j) & 63];'
+                 ' float s = 0; for (int j = 0; j < 5; j++) s += win[j]; out[t] = s; }', "k")
+    for w, found in ((4, False), (5, True)):
+        launch = f(np.zeros(64, np.float32), np.ones(64, np.float32), np.int32(w), block=(64, 1, 1), grid=(1, 1),
+                   check="full")
+        assert [x.kind for x in launch.findings] == (["out-of-bounds"] if found else [])
+        assert all(x.space == "local" and x.offset == 20 for x in launch.findings)
+    launch = f(np.zeros(32, np.float32), np.ones(64, np.float32), np.int32(4), block=(64, 1, 1), grid=(1, 1),
+               check="full", arg_names=["out", "in", "w"])
+    assert [x.allocation["name"].split(" ")[0] for x in launch.findings] == ["out"]
+
+
 def test_a_null_pointer_and_a_negative_shared_index_are_out_of_bounds():
     f = function('extern "C" __global__ void k(float* out, const float* p) { out[threadIdx.x] = p[threadIdx.x]; }', "k")
     launch = f(np.zeros(32, np.float32), np.uint64(0), block=(32, 1, 1), grid=(1, 1), check="full")
@@ -279,7 +295,7 @@ def test_the_command_reads_like_compute_sanitizer_and_exits_1_on_a_finding(capsy
     assert all(line.startswith("=========") for line in lines)
     assert "Invalid __global__ write of size 4 bytes (out of bounds)" in out
     assert "by thread (232,0,0) in block (3,0,0)" in out
-    assert "4 bytes past the end of argument 0" in out
+    assert "4 bytes past the end of out (argument 0 of oob_global)" in out  # named as the source names it
     assert lines[-1] == "========= ERROR SUMMARY: 2 errors (2 out-of-bounds)"
 
 

@@ -86,7 +86,8 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
         chk = f.checked_program.checker
         chk.limit, chk.timeout = a.limit, a.timeout
         chk.progress = _progress
-        launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False)
+        launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False,
+                   arg_names=names)
     except (SimulationError, TypeError, ValueError) as e:
         fail(str(e).splitlines()[0])
     seconds = time.perf_counter() - t0

@@ -245,7 +245,7 @@ class Checker:
                              op == "atomic", False, False, b.shared)
             return b.shared, flat
         if space == "local":
-            ls = self.layout.local_size
+            ls = self.layout.local_end
             bad = a > np.uint64(ls - size) if ls >= size else np.ones(len(a), bool)
             mis = ~bad & ((a & np.uint64(alignment(size) - 1)) != 0)
             off = idx.astype(np.int64) * b.local_size + a.astype(np.int64)
@@ -253,7 +253,7 @@ class Checker:
                 if sel.any():
                     s = np.flatnonzero(sel)
                     first = int(a[s[0]])
-                    detail = (f"each thread has {ls} bytes of local memory (a local array indexed past its end?)"
+                    detail = (f"the thread's local arrays take {ls} bytes (one indexed past its end?)"
                               if kind == "out-of-bounds" else f"the offset must be a multiple of {alignment(size)}")
                     report_bounds(self.findings, kind, "local", pc, ins, size, op, gid[idx[s]], first, detail,
                                   {"name": "local memory of the thread", "base": 0, "size": ls}, signed(first))
