@@ -70,6 +70,8 @@ def include_dirs() -> list[str]:
         for sub in ("nvidia/cu13/include", "nvidia/cuda_runtime/include"):
             if (base / sub / "mma.h").exists() and str(base / sub) not in dirs:
                 dirs.append(str(base / sub))
+                if (base / sub / "cccl").is_dir():  # nvidia-cuda-cccl: cuda/std/..., which cooperative groups include
+                    dirs.append(str(base / sub / "cccl"))
     for env in ("CUDA_HOME", "CUDA_PATH"):
         if os.environ.get(env):
             dirs.append(os.path.join(os.environ[env], "include"))
