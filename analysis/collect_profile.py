@@ -2,7 +2,7 @@
 and at the device's own clocks, for the catalog and the corpus.
 
     python -m analysis.collect_profile [--out analysis/results/profile_h100.json] [--kernels a,b]
-                                       [--set corpus|holdout|holdout2|holdout3|holdout4|holdout5|none]
+                                       [--set corpus|holdout|holdout2|holdout3|holdout4|holdout5|holdout6|none]
 
 Why: the timing model predicts CUDA-event time from counts and rates; when a prediction
 misses, these figures say which of its parts missed (the clock the kernel really ran at,

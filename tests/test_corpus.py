@@ -1,8 +1,8 @@
 """The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out sets
-(corpus/holdout/, corpus/holdout2/, corpus/holdout3/, corpus/holdout4/, corpus/holdout5/). Every kernel compiles
-with NVRTC, its manifest entry is complete and consistent with its source, it computes its
-reference in cudasim at a small size (or cudasim refuses it, as recorded), and the committed
-results give a unit and a protocol for every figure."""
+(corpus/holdout/, corpus/holdout2/, corpus/holdout3/, corpus/holdout4/, corpus/holdout5/,
+corpus/holdout6/). Every kernel compiles with NVRTC, its manifest entry is complete and consistent
+with its source, it computes its reference in cudasim at a small size (or cudasim refuses it, as
+recorded), and the committed results give a unit and a protocol for every figure."""
 import json
 from pathlib import Path
 
@@ -52,6 +52,10 @@ SMALL = {
                  "potrf_batched_f64": 8, "jacobi9_f64": 40, "topk_rows_warp": 2, "smith_waterman_db": 256,
                  "depthwise_conv3x3": 1, "kv_cache_reshape_vllm": 32, "dmmv_q4_0": 8, "spmm_csr_gespmm": 300,
                  "lj_force_nlist": 6},
+    "holdout6": {"pathfinder_pyramid": 1000, "srad_v1": 40, "backprop_layerforward": 64, "flash_attn_minimal_fwd": 1,
+                 "mri_q": 256, "particles_cell_start": 3000, "radix_sort_blocks": 2048, "lbm_d2q9_f64": 32,
+                 "spmv_jds": 300, "rs_encode_gf256": 3000, "rle_decode_runs": 2000, "bias_dropout_residual": 2,
+                 "bilateral_filter": 48, "btree_findk": 8, "sor_red_black_f64": 40, "insert_particles_atomic": 3000},
 }
 # kernels cudasim refuses as their authors wrote them (each recorded in the comparison), with why
 REFUSED: dict[tuple[str, str], str] = {}
@@ -61,6 +65,7 @@ def test_sets_are_large_enough_and_names_are_unique():
     assert len(load_set("corpus").CORPUS) >= 12 and len(load_set("holdout").CORPUS) >= 16
     assert len(load_set("holdout2").CORPUS) >= 16 and len(load_set("holdout3").CORPUS) >= 16
     assert len(load_set("holdout4").CORPUS) >= 16 and len(load_set("holdout5").CORPUS) >= 16
+    assert len(load_set("holdout6").CORPUS) >= 16
     names = [n for _, n in CASES]
     assert len(set(names)) == len(names)  # unique within and across the sets
     patterns = [load_set(s).get(n).pattern for s, n in CASES]
@@ -69,11 +74,12 @@ def test_sets_are_large_enough_and_names_are_unique():
         m = load_set(s)
         assert m.BY_NAME == {k.name: k for k in m.CORPUS} and m.SMS == manifest.SMS
         assert set(SMALL[s]) <= set(m.BY_NAME)
-    for s in ("holdout", "holdout2", "holdout3", "holdout4", "holdout5"):  # every held-out kernel is simulated
+    held_out = ("holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6")
+    for s in held_out:  # every held-out kernel is simulated
         assert set(SMALL[s]) == set(load_set(s).BY_NAME)
     simulated = [n for n in SMALL["holdout"] if ("holdout", n) not in REFUSED]
     assert len(simulated) >= 14
-    for s in ("holdout2", "holdout3", "holdout4", "holdout5"):  # and none refused
+    for s in ("holdout2", "holdout3", "holdout4", "holdout5", "holdout6"):  # and none refused
         assert all((s, n) not in REFUSED for n in SMALL[s])
     with pytest.raises(KeyError):
         load_set("nope")
@@ -327,6 +333,135 @@ def test_holdout5_references():
     off = _lj_offsets()
     d2 = (off * off).sum(axis=1)
     assert len(off) == LJ_NEIGH and (d2 <= 5).sum() == LJ_INSIDE and set(d2.tolist()) == {1, 2, 3, 4, 5, 6}
+
+
+def _gf_mul_plain(a: int, b: int) -> int:
+    """GF(2^8) multiplication by shift and add (x^8 + x^4 + x^3 + x^2 + 1), no tables."""
+    r = 0
+    while b:
+        if b & 1:
+            r ^= a
+        a <<= 1
+        if a & 0x100:
+            a ^= 0x11D
+        b >>= 1
+    return r
+
+
+def test_holdout6_references():
+    """Held-out references and outputs the entries do not check: the pathfinder DP by a plain loop,
+    the GF(2^8) tables and a parity word by shift-and-add, the b+tree walked as the kernel walks it,
+    the LBM step's conservation of mass and momentum, the JDS FLOP weights; and as cudasim computes
+    them: SRAD's derivatives, the particles' cell ends and gathered float4s, the radix sort's
+    values (stability), MRI-Q's Qi, the dropout mask, the flash-attention statistics, the Fluids
+    cells and ranks."""
+    need_nvrtc()
+    from cudasim import InOut, SourceModule
+    from corpus.holdout6.manifest import (BT_ORDER, BT_WORDS, JDS_NNZ, JDS_PADDED, RS_K, RS_M, _drop_keep,
+                                          _fl_cells, _gf_mul_table, _gf_tables, _jds_counts, _jds_inputs, _mriq_q,
+                                          _pr_cells, _radix_order, _srad_fields)
+    h6 = load_set("holdout6")
+    k = h6.get("pathfinder_pyramid")
+    d = k.make_inputs(50, 3)
+    wall = d["gpuWall"].reshape(-1, 50).tolist()
+    row = d["gpuSrc"].tolist()
+    for w in wall:
+        row = [min(row[max(j - 1, 0):j + 2]) + w[j] for j in range(50)]
+    assert k.reference(d).tolist() == row
+
+    log, exp = _gf_tables()
+    assert sorted(exp[:255].tolist()) == list(range(1, 256)) and all(exp[log[v]] == v for v in range(1, 256))
+    mul = _gf_mul_table()
+    rng = np.random.default_rng(4)
+    for a, b in rng.integers(0, 256, (200, 2)):
+        assert mul[a, b] == _gf_mul_plain(int(a), int(b))
+    k = h6.get("rs_encode_gf256")
+    d = k.make_inputs(16, 5)
+    coef = d["c_matrix"].reshape(RS_M, RS_K)
+    for i in range(RS_M):
+        for j in range(RS_K):
+            assert _gf_mul_plain(int(coef[i, j]), i ^ (RS_M + j)) == 1  # 1 / (x_i + y_j)
+    data = d["data"].reshape(RS_K, 16)
+    par = k.reference(d).reshape(RS_M, 16)
+    for p, w in ((0, 0), (3, 7), (2, 15)):
+        word = 0
+        for b in range(4):
+            byte = 0
+            for j in range(RS_K):
+                byte ^= _gf_mul_plain(int(coef[p, j]), (int(data[j, w]) >> (8 * b)) & 0xFF)
+            word |= byte << (8 * b)
+        assert par[p, w] == word
+
+    k = h6.get("btree_findk")
+    d = k.make_inputs(64, 6)
+    nodes = d["knodesD"].reshape(-1, BT_WORDS)
+    want = k.reference(d)
+    assert (want >= 0).sum() >= 48 and int(d["height"]) == 2
+    for b in range(64):
+        node, key = 0, int(d["keysD"][b])
+        for _ in range(int(d["height"])):
+            keys = nodes[node, BT_ORDER + 2:]
+            t = next(t for t in range(BT_ORDER) if keys[t] <= key < keys[t + 1])
+            node = int(nodes[node, 1 + t])
+        keys = nodes[node, BT_ORDER + 2:BT_ORDER + 2 + BT_ORDER].tolist()
+        got = int(d["recordsD"][nodes[node, 1 + keys.index(key)]]) if key in keys else -1
+        assert got == want[b]
+
+    k = h6.get("lbm_d2q9_f64")
+    d = k.make_inputs(24, 7)
+    f_in, f_out = d["f_in"].reshape(9, -1), k.reference(d).reshape(9, -1)
+    from corpus.holdout6.manifest import LBM_E
+    assert abs(f_out.sum() / f_in.sum() - 1) < 1e-13
+    assert np.allclose(LBM_E.T @ f_out.sum(axis=1), LBM_E.T @ f_in.sum(axis=1), atol=1e-11)
+
+    padded, real = _jds_counts(_jds_inputs(1 << 20, np.random.default_rng(0)))
+    assert abs(padded / JDS_PADDED - 1) < 0.02 and abs(real / JDS_NNZ - 1) < 0.02 and padded >= real
+
+    def run(name, n):
+        kk = h6.get(name)
+        exprs = [kk.entry] if "<" in kk.entry else []
+        mod = SourceModule(kk.path.read_text(), no_extern_c=True, name_expressions=exprs, filename=kk.source)
+        f = mod.get_function(kk.entry)
+        dd = kk.make_inputs(n, 2)
+        for c in kk.constants:
+            addr, _ = mod.get_global(c)
+            mod.memory.write(addr, dd[c])
+        before = {a: (v.copy() if isinstance(v, np.ndarray) else v) for a, v in dd.items()}
+        grid, block, shared = kk.launch(n, 4)
+        f(*[InOut(v) if isinstance(v, np.ndarray) else v for v in kk.args(dd)], block=block, grid=grid, shared=shared)
+        return dd, before
+    d, before = run("srad_v1", 24)
+    for got, ref in zip((d["d_dN"], d["d_dS"], d["d_dW"], d["d_dE"]), _srad_fields(before)):
+        assert np.array_equal(got.astype(np.float64), ref)  # differences of floats, rounded once
+    d, before = run("particles_cell_start", 3000)
+    assert np.array_equal(d["cellEnd"].astype(np.float64), _pr_cells(before)[1])
+    order = d["gridParticleIndex"]
+    assert np.array_equal(d["sortedPos"].reshape(-1, 4), d["oldPos"].reshape(-1, 4)[order])
+    assert np.array_equal(d["sortedVel"].reshape(-1, 4), d["oldVel"].reshape(-1, 4)[order])
+    d, before = run("radix_sort_blocks", 2048)
+    _, order = _radix_order(before)
+    assert np.array_equal(d["valuesOut"].reshape(order.shape), np.take_along_axis(
+        before["valuesIn"].reshape(order.shape), order, axis=1))
+    d, before = run("mri_q", 256)
+    qi = _mriq_q(before)[1]
+    assert np.abs(d["Qi"] - qi).max() <= 1e-4 * np.abs(qi).max()
+    d, before = run("bias_dropout_residual", 2)
+    keep = _drop_keep(before)
+    assert np.array_equal(d["mask"], keep.astype(np.uint8)) and 0.88 < keep.mean() < 0.92
+    d, before = run("flash_attn_minimal_fwd", 1)
+    s = np.einsum("bid,bjd->bij", *(before[a].astype(np.float64).reshape(-1, 64, 64) for a in "QK")) / 8.0
+    m = s.max(axis=2)
+    assert np.allclose(d["m"], m.ravel(), rtol=1e-5, atol=1e-5)
+    assert np.allclose(d["l"], np.exp(s - m[..., None]).sum(axis=2).ravel(), rtol=1e-4)
+    d, before = run("insert_particles_atomic", 3000)
+    cells = _fl_cells(before)
+    assert np.array_equal(d["mgcell"], np.where(cells >= 0, cells, 0xFFFFFFFF).astype(np.uint32))
+    assert 0 < (cells < 0).sum() < len(cells)
+    inside = cells >= 0
+    ranks = np.lexsort((d["mgndx"][inside], cells[inside]))  # by cell, then rank: 0, 1, ... in every cell
+    c, r = cells[inside][ranks], d["mgndx"][inside][ranks].astype(np.int64)
+    first = np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1]
+    assert np.array_equal(r, np.arange(len(c)) - np.repeat(first, np.diff(np.r_[first, len(c)])))
 
 
 def test_launch_bounds_signature():
