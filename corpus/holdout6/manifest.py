@@ -585,10 +585,11 @@ CORPUS: list[CorpusKernel] = [
           lambda n: 31.0 * n * n, lambda n: 24.0 * n * n + 16.0 * n, rtol=1e-5,
           inputs_desc="n x n image exp(I / 255) of uniform random bytes, column-major; q0^2 its variance over its "
                       "squared mean; the entry checks c (the derivatives are checked by the tests)"),
-    # 2^22 inputs x 16 hidden units: 268 MB of weights read and written in place, >= 180 us at 3 TB/s; 262144 blocks
-    # of 16 x 16, seven barriers each, a 4-step shared tree with __powf strides
+    # 65535 x 16 inputs (Rodinia's grid is (1, inputs / 16): grid.y's limit, 65535 blocks) x 16 hidden units: 71 MB of
+    # weights read and written in place, >= 47 us at 3 TB/s; blocks of 16 x 16, seven barriers each, a 4-step shared
+    # tree with __powf strides
     entry("backprop_layerforward", "holdout6/backprop_layerforward.cu", "bpnn_layerforward_CUDA",
-          "Rodinia backprop forward: 16x16 shared tile, column tree reduction", 1 << 22,
+          "Rodinia backprop forward: 16x16 shared tile, column tree reduction", 65535 * 16,
           lambda n, sms: ((1, n // 16, 1), (16, 16, 1), 0), _bp_inputs, "hidden_partial_sum", _bp_ref,
           lambda n: 31.0 * n, lambda n: 4.0 * n + 8.0 * BP_HID * n + 4.0 * n, rtol=1e-5,
           inputs_desc="n input units (a multiple of 16) and an (n + 1) x 17 weight matrix, uniform [0, 1); the "
