@@ -59,6 +59,7 @@ class SassGraph:
     loops: list[tuple[int, set[int]]]  # (header, body) of each back edge's natural loop
     exits: set[int]  # blocks that end in an EXIT (guarded or not)
     syncs: set[int]  # blocks that begin with a BSYNC: a convergence barrier's wait
+    opened: dict[int, list[int]]  # such a block -> the blocks whose BSSY sets its barrier up
 
 
 def loop_depths(g: nx.DiGraph, root) -> tuple[dict, list[tuple[object, set]]]:
@@ -126,7 +127,13 @@ def sass_graph(lst: Listing) -> SassGraph:
             g.add_edge(bi, bi + 1)
     depth, loops = loop_depths(g, 0)
     syncs = {bi for bi, (s, _) in enumerate(blocks) if ins[s].op == "BSYNC"}
-    return SassGraph(lst, blocks, g, depth, loops, exits, syncs)
+    opened: dict[int, list[int]] = {}
+    for i, x in enumerate(ins):
+        t = _TARGET.search(x.operands) if x.op == "BSSY" else None
+        j = lst.labels.get(t.group(1), n) if t else 0
+        if 0 < j <= n:  # the label is where the warp goes on: the BSYNC is the instruction before it
+            opened.setdefault(block_of[j - 1 if ins[j - 1].op == "BSYNC" else min(j, n - 1)], []).append(block_of[i])
+    return SassGraph(lst, blocks, g, depth, loops, exits, syncs, opened)
 
 
 # ---- anchors ----------------------------------------------------------------------------------------
@@ -244,6 +251,7 @@ class Walker:
         self._entered: dict[int, list[int]] = {}
         self._around: dict[tuple[int, int], set[int]] = {}  # (barrier, side) -> what the side reaches around it
         self._below: dict[int, set[int]] = {}  # block -> the blocks it reaches
+        self._fwd: dict[tuple, set[int]] = {}  # (block, avoided) -> what it reaches short of a back edge
         self._back = {(u, h) for h, body in self.sg.loops for u in body if self.sg.graph.has_edge(u, h)}
         self._doers: dict[tuple, list[int]] = defaultdict(list)  # key -> blocks that do its work, known by it or not
         for bi, m in enumerate(self.matches):
@@ -346,6 +354,7 @@ class Walker:
         group of lanes that leaves, as they leave)."""
         sg, matches = self.sg, self.matches
         todo = self.runs(path)
+        full = [k for _, k in todo]  # each run's units before the walk takes any
         r = 0
         seq: list[int] = []
         sides: list[int] = []  # the other successor of every two-way branch passed
@@ -373,6 +382,11 @@ class Walker:
                     if side is None:
                         waiting.remove(held)
                     bi = side if side is not None else held
+                    continue
+                side = self._other_side(bi, sides, todo, r, full)  # the next work is other lanes', before here
+                if side is not None:
+                    seq.append(s)  # this group's BSYNC; the other group passes the barrier for both
+                    bi = side
                     continue
             if bi in waiting:
                 waiting.remove(bi)
@@ -473,6 +487,31 @@ class Walker:
             if b in self._after(sides[i]) and any(a in around for t in rest for a in self.consumers.get(t[0], [])):
                 return sides.pop(i)
         return None
+
+    def _other_side(self, b: int, sides: list[int], todo: list, r: int, full: list[int]) -> int | None:
+        """The side to resume at when the next run is the other lanes' work before the barrier `b`: the
+        walk has taken none of it (what a trip leaves of a run it took from, ptxas did with less), no
+        block after `b` takes it short of a back edge (a new trip), and a branch's other side (the
+        latest first) inside the barrier's region (after its BSSY, in the same trip) reaches a block
+        that does without passing `b`."""
+        if r >= len(todo) or not sides or todo[r][1] < full[r]:
+            return None
+        cons = self.consumers.get(todo[r][0], [])
+        if not cons or any(a in self._ahead(b) for a in cons):
+            return None
+        region = set().union(*(self._ahead(o, b) for o in self.sg.opened.get(b, [])))
+        for i in range(len(sides) - 1, -1, -1):
+            x = sides[i]
+            if x in region and any(a in self._ahead(x, b) for a in cons):
+                return sides.pop(i)
+        return None
+
+    def _ahead(self, x: int, avoid: int | None = None) -> set[int]:
+        """The blocks `x` reaches short of a back edge (and of the block `avoid`): in the same trip."""
+        if (x, avoid) not in self._fwd:
+            g = nx.restricted_view(self.sg.graph, [] if avoid is None else [avoid], list(self._back))
+            self._fwd[(x, avoid)] = nx.descendants(g, x) | {x} if x != avoid else set()
+        return self._fwd[(x, avoid)]
 
     def _resume(self, sides: list[int], runs: list[list]) -> int | None:
         while sides:
