@@ -921,6 +921,49 @@ extern "C" __global__ void __launch_bounds__(256, 8) l2_store_sector(int iters, 
   l2_store<float, 32>(iters, buf, mask, v, st);
 }
 
+// _q4, _q2: a float at word 8 (16) x index, 4 (2) partial sectors of a line per 4 (2) lanes; _h16 an unsigned
+// short at halfword 16 x index (32 bytes apart: a paged KV cache's value stores); _half a float at word 2 x
+// index (each sector half written). With _sector and _full they part a store's L2 cost per line from that per
+// partial sector.
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_q4(int iters, float* buf, unsigned mask, float v,
+                                                                float* sink, long long* st) {
+  l2_store<float, 8>(iters, buf, mask, v, st);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_q2(int iters, float* buf, unsigned mask, float v,
+                                                                float* sink, long long* st) {
+  l2_store<float, 16>(iters, buf, mask, v, st);
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_h16(int iters, unsigned short* buf, unsigned mask, float v,
+                                                                 float* sink, long long* st) {
+  l2_store<unsigned short, 16>(iters, buf, mask, (unsigned short)v, st);
+}
+
+// _q4x2: _q4's stores, each followed at once by one to the next word (the same sectors written twice in a row,
+// as a struct's fields are): whether the L2 pays a sector's partial write again when the same warp writes it again.
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_q4x2(int iters, float* buf, unsigned mask, float v,
+                                                                  float* sink, long long* st) {
+  STAMP_BEGIN
+  const unsigned stride = gridDim.x * blockDim.x;
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+#pragma unroll 1
+  for (int it = 0; it < iters; it++) {
+#pragma unroll
+    for (int u = 0; u < 4; u++) {
+      buf[(i * 8) & mask] = v;
+      buf[(i * 8 + 1) & mask] = v;
+      i += stride;
+    }
+  }
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_half(int iters, float* buf, unsigned mask, float v,
+                                                                  float* sink, long long* st) {
+  l2_store<float, 2>(iters, buf, mask, v, st);
+}
+
 extern "C" __global__ void __launch_bounds__(256, 8) l2_store_vec(int iters, float4* buf, unsigned mask, float v,
                                                                  float* sink, long long* st) {
   l2_store<float4, 1>(iters, buf, mask, make_float4(v, v, v, v), st);

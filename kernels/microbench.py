@@ -1021,7 +1021,14 @@ L2_STORES = (  # kernel suffix, bytes per lane, lanes per 128-byte line, what
     ("full", 4, 32, "a float per lane at consecutive words: a warp's store is one whole 128-byte line"),
     ("sector", 4, 1, "a float per lane at word 32 x index: lane l writes 4 bytes of its own line, so a warp's store "
      "is one sector (4 of its bytes) in each of 32 lines"),
-    ("vec", 16, 8, "a float4 per lane at consecutive float4s: a warp's store is 4 whole lines"))
+    ("vec", 16, 8, "a float4 per lane at consecutive float4s: a warp's store is 4 whole lines"),
+    ("q4", 4, 4, "a float per lane at word 8 x index: 4 bytes in each sector of 8 lines per warp store"),
+    ("q2", 4, 2, "a float per lane at word 16 x index: 4 bytes in 2 sectors of each of 16 lines per warp store"),
+    ("h16", 2, 4, "an unsigned short per lane at halfword 16 x index (32 bytes apart): 2 bytes in each sector of 8 "
+     "lines per warp store"),
+    ("half", 4, 16, "a float per lane at word 2 x index: 16 bytes of each sector of 2 lines per warp store"),
+    ("q4x2", 4, 4, "_q4's stores, each followed at once by one to the next word: the same 32 sectors of 8 lines "
+     "written twice in a row by a warp (a struct's fields)"))
 L2_RANDOM_MB = (8, 24, 40, 48, 64, 96, 192)
 
 
