@@ -13,8 +13,10 @@ wavefront, no data).
   the block loaded before (in lockstep order: occurrence, pc, warp) is an L1 hit, unless the
   load bypasses L1 (.STRONG: ld.global.cg and kin); the lines with a missing sector go to
   L2, and a share `dram_read` of the missing sectors' bytes to DRAM (the kernel's DRAM bytes
-  over its L2-bound bytes); stores send every line to L2 with the bytes their lanes write (a
-  partial sector is not a whole one: kernels.microbench l2_store_*) and `dram_write` of their
+  over its L2-bound bytes); stores send every line to L2 with the bytes their lanes write, and
+  each sector they write in part costs the L2 about as much again as a line (kernels.microbench
+  l2_store_*: per line 8.1 ps + 7.9 ps per partial sector, within 1% over five patterns; written
+  twice in a row, twice: l2_store_q4x2), unless the block loaded that sector before and `dram_write` of their
   sectors' bytes to DRAM. DRAM charges a line's random-access cost once per block, to the request that first
   brings it (the block's warps take their sectors of a line in one visit: kernels.microbench
   grid2d_*);
@@ -130,8 +132,11 @@ class BlockAccesses:
                     secs = np.unique(np.concatenate([first[j][act[j]], last[j][act[j]]]))
                     a = ev.addrs[sel[j]][act[j]].astype(np.int64)
                     words = a if atomic else None
-                    written = len(np.unique(a)) * max(int(ev.size), 1)  # the bytes a store's lanes write
-                    keyed.append((int(occ[j]), ev.pc, int(warps[j]), key, (ev.op, secs, words, written)))
+                    ua = np.unique(a)
+                    written = len(ua) * max(int(ev.size), 1)  # the bytes a store's lanes write
+                    sec, per = np.unique(ua // SECTOR, return_counts=True)
+                    partial = sec[per * max(int(ev.size), 1) < SECTOR]  # the sectors written in part
+                    keyed.append((int(occ[j]), ev.pc, int(warps[j]), key, (ev.op, secs, words, (written, partial))))
         keyed.sort(key=lambda x: (x[0], x[1], x[2]))
         resident: set[int] = set()
         opened = {"ld": set(), "st": set()}  # the lines the block's loads / stores have reached DRAM for
@@ -139,7 +144,7 @@ class BlockAccesses:
             if isinstance(item, Access):
                 self.rows[key][w].append(item)
                 continue
-            op, secs, words, written = item
+            op, secs, words, (written, partial) = item
             line_set = set((secs >> 2).tolist())
             if op == "ld":
                 miss = secs.tolist() if key in bypass else [s for s in secs.tolist() if s not in resident]
@@ -149,13 +154,17 @@ class BlockAccesses:
                 new = miss_lines - opened["ld"]
                 opened["ld"] |= miss_lines
                 self.rows[key][w].append(("ld", len(line_set), len(miss), len(miss_lines), len(secs), len(new), None,
-                                          0))
+                                          (0, 0)))
             else:
                 self.store_bytes += len(secs) * SECTOR
                 new = line_set - opened["st"]
                 opened["st"] |= line_set
+                # a sector the block loaded before is written in part at a line's cost alone: the partial
+                # cost is for sectors the L2 must merge unseen (ncu: a struct updated in place writes fewer
+                # L2 sectors than its L1 sends; a scatter into a cache it never reads, more)
+                fresh = sum(1 for x in partial.tolist() if x not in resident)
                 self.rows[key][w].append((op, len(line_set), 0, len(line_set), len(secs), len(new), words,
-                                          min(written, len(secs) * SECTOR)))
+                                          (min(written, len(secs) * SECTOR), fresh)))
 
     def for_warp(self, listing: Listing, stream: list[int], warp: int, dram_read: float, dram_write: float,
                  shfl_latency: float, units: atomics.Units | None = None,
@@ -187,7 +196,7 @@ class BlockAccesses:
             if isinstance(row, Access):
                 out.append(row)
                 continue
-            op, lines, miss, miss_lines, sectors, new_lines, words, written = row
+            op, lines, miss, miss_lines, sectors, new_lines, words, (written, partial) = row
             # whole requests go to DRAM, in the share the kernel's DRAM bytes call for (a request waits for
             # its slowest sector: spreading a fraction over every request would make each one a DRAM trip)
             # (the share is of the loads that miss in L1 and of every store: an L1 hit takes no part)
@@ -217,5 +226,6 @@ class BlockAccesses:
                     if units is not None and unit_clk is not None:
                         serial = tuple((u, ns * unit_clk(u)) for u, ns in atomics.costs(lanes, units))
                 out.append(Access(float(max(lines, 1)), float(lines), float(dram), 2 if op == "atom" else 0,
-                                  l2_bytes=float(written), dram_lines=opened, serial=serial, l2_ops=float(ops)))
+                                  l2_bytes=float(written), dram_lines=opened, serial=serial, l2_ops=float(ops),
+                                  l2_partial=float(partial) if op == "st" else 0.0))
         return out

@@ -62,6 +62,7 @@ class Access:
     dram_lines: float = 0.0  # the lines DRAM opens for it: those the block had not yet touched
     serial: tuple = ()  # global atomics: (unit, cycles) on the L2's atomic units the whole chip shares
     l2_ops: float = 0.0  # global atomics: the L2's sector operations (they cost the L2 in place of lines)
+    l2_partial: float = 0.0  # stores: the sectors they write in part (each costs the L2 beside its line)
 
 
 @dataclass
@@ -91,6 +92,7 @@ class Memory:
     latency_dram: float
     dram_sigma: float = 0.0  # the spread (standard deviation) of one line's DRAM latency
     l2_atomic_op_clk: float = 0.0  # this SM's share of L2, in cycles per atomic sector operation
+    l2_partial_clk: float = 0.0  # and per sector a store writes in part (on top of its line)
 
 
 # The latency spread, without randomness: successive accesses take successive points of a low-
@@ -136,7 +138,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
         return sigma * best
     l2_ld, l2_st = (mem.l2_load_line_clk, mem.l2_load_byte_clk), (mem.l2_store_line_clk, mem.l2_store_byte_clk)
     lat_l1, lat_l2, lat_dram = mem.latency_l1, mem.latency_l2, mem.latency_dram
-    l2_op = mem.l2_atomic_op_clk
+    l2_op, l2_part = mem.l2_atomic_op_clk, mem.l2_partial_clk
     npipes = 1 + max((o.pipe for o in ops), default=0)
     t_sched = [0.0] * schedulers
     pipe_free = [[0.0] * npipes for _ in range(schedulers)]
@@ -311,7 +313,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
                 if a.lines > 0:
                     s2 = free["l2"] if free["l2"] > e1 else e1
                     lc, bc = l2_st if kind == STORE else l2_ld
-                    c2 = max(a.l2_ops * l2_op if a.l2_ops else a.lines * lc, a.l2_bytes * bc)
+                    c2 = max(a.l2_ops * l2_op if a.l2_ops else a.lines * lc + a.l2_partial * l2_part, a.l2_bytes * bc)
                     e2 = s2 + c2
                     free["l2"] = e2
                     usage["l2"] += c2

@@ -34,3 +34,18 @@ def test_a_dram_share_is_charged_in_whole_requests():
     firsts = [w[0] for w in _accesses(1, dram_share=0.5)]
     assert sorted(a.dram_bytes for a in firsts) == [0.0, 128.0]
     assert sorted(a.level for a in firsts) == [2, 3]
+
+
+@pytest.mark.parametrize("stride,rmw,partial", [(16, 0, 32), (1, 0, 0), (16, 1, 0)])
+def test_a_store_pays_for_the_sectors_it_writes_in_part_unless_the_block_read_them(stride, rmw, partial):
+    """2-byte stores 32 bytes apart write 32 sectors in part (each costs the L2 beside its line:
+    kernels.microbench l2_store_*); side by side they fill 2 whole sectors; after the thread read its
+    element, the sectors are the block's and cost a line's share alone."""
+    from analysis import memaccess
+    s, block, streams = walk_block("tests/data/walks.cu::scatter16", (1, 1, 1), (64, 1, 1),
+                                   {"out": "uint16[1024]", "stride": str(stride), "rmw": str(rmw)})
+    for warp, stream in enumerate(streams):
+        acc = block.for_warp(s.listing, stream, warp, 1.0, 1.0, 24.0)
+        ops = [s.listing.instructions[i].op for i in stream if memaccess.sass_key(s.listing.instructions[i])]
+        (st,) = [a for a, op in zip(acc, ops) if op == "STG"]
+        assert st.l2_partial == partial

@@ -39,7 +39,8 @@ RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm
          "fp32_latency", "imad_latency", "alu_latency", "fp64_latency", "xu_latency", "hmma_latency", "dmma_latency",
          "shfl_latency", "atoms_latency", "barrier_latency", "uniform_latency", "const_latency", "sreg_latency",
          "branch_latency", "latency_smem_clk", "latency_ld_shared_clk", "l1_wavefront_clk", "latency_l1_clk",
-         "l2_gbs", "l2_load_gbs", "l2_load_line_gps", "l2_store_line_gps", "l2_store_gbs", "latency_l2_clk",
+         "l2_gbs", "l2_load_gbs", "l2_load_line_gps", "l2_store_line_gps", "l2_store_partial_gps", "l2_store_gbs",
+         "latency_l2_clk",
          "l2_random_capacity_mb", "dram_read_gbs", "dram_write_gbs", "dram_copy_gbs", "dram_random_gps",
          "latency_dram_clk", "dram_queue_clk", "dram_sigma_clk",
          "launch_us", "launch_per_arg_us", "block_launch_clk", "block_launch_clk_1024",
@@ -301,7 +302,8 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
                             1.0 / (r["l2_store_gbs"] * 1e9 * per_sm), 1.0 / (dram_rate * per_sm),
                             1.0 / (r["dram_random_gps"] * 1e9 * per_sm), r["latency_l1_clk"],
                             r["latency_l2_clk"], r["latency_dram_clk"] + wait,
-                            r["dram_sigma_clk"], 1.0 / (1e9 / r["atomic_l2_op_ns"] * per_sm))
+                            r["dram_sigma_clk"], 1.0 / (1e9 / r["atomic_l2_op_ns"] * per_sm),
+                            1.0 / (r["l2_store_partial_gps"] * 1e9 * per_sm))
 
     threads = len(kinds[0]) * 32
     launch_clk = r["block_launch_clk"] + (r["block_launch_clk_1024"] - r["block_launch_clk"]) * max(0, threads - 256) / 768

@@ -84,3 +84,12 @@ extern "C" __global__ void powlog(float* out, const float* a, float g, int m) {
     out[threadIdx.x] = acc;
 }
 
+
+// 2-byte stores `stride` halfwords apart, as a paged KV cache's values are scattered; with `rmw` the
+// thread reads its element first (an update in place)
+extern "C" __global__ void scatter16(unsigned short* out, int stride, int rmw) {
+    int t = threadIdx.x;
+    unsigned short v = (unsigned short)t;
+    if (rmw) v += out[t * stride];
+    out[t * stride] = v;
+}
