@@ -160,6 +160,8 @@ def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple[i
             add(x.line, "bar", 1)
         elif x.base == "bra" and x.guard is not None and labels.get(x.operands[0].name, pc + 1) <= pc:
             add(x.line, "loop", 1)
+        elif x.type[:1] in ("s", "u") and (x.base in ("div", "rem") or (x.base == "mul" and "hi" in x.mods)):
+            add(x.line, "div", 1)  # ptxas's integer division (or NVVM's, by a constant) has one IMAD.HI
     return out
 
 
@@ -177,6 +179,8 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
             key, units = (x.line, "bar"), 1
         elif x.op == "BRA" and x.guard and (t := _TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
             key, units = (x.line, "loop"), 1
+        elif x.op == "IMAD" and "HI" in x.mods:
+            key, units = (x.line, "div"), 1
         else:
             continue
         out[key] = out.get(key, 0) + units
@@ -185,7 +189,7 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
 
 # local memory is its own kind: a line's global accesses are not the stack traffic of a sine's slow
 # argument reduction on the same line, nor ptxas's spills
-_KIND_ORDER = {"fp": 3, "mem": 2, "local": 2, "bar": 1, "loop": 0}
+_KIND_ORDER = {"fp": 3, "mem": 2, "local": 2, "bar": 1, "loop": 0, "div": -1}
 
 
 def key_anchor(anchors: dict[tuple[int, str], int]) -> tuple[tuple[int, str] | None, int]:

@@ -116,11 +116,14 @@ def test_sass_instruction_counts_match_ncu():
         assert d["counts"]["warp_instructions"] == pytest.approx(row["metrics"]["smsp__inst_executed.sum"], rel=0.03), name
 
 
-def test_a_pivot_step_that_splits_a_warp_three_ways_issues_both_sides_in_its_trip():
-    """A warp-per-matrix Cholesky (holdout5's potrf_batched_f64): each step lane k stores the pivot, the
-    lanes past it divide (a convergence barrier's region), then the trailing loop runs. The walk, at
-    the barrier, must run the dividing lanes' side in the same trip, not a trip later: it once lost
-    the trailing loops and issued 97.5 M warp instructions where ncu counted 452.5 M."""
+@pytest.mark.parametrize("name", ["potrf_batched_f64", "segment_coo_sum"])
+def test_walks_of_branches_the_warp_splits_at_issue_what_ncu_counted(name):
+    """holdout5's potrf_batched_f64, a warp-per-matrix Cholesky: each step lane k stores the pivot, the
+    lanes past it divide (a convergence barrier's region), then the trailing loop runs; the walk, at the
+    barrier, must run the dividing lanes' side in the same trip, not a trip later (it once lost the
+    trailing loops: 97.5 M warp instructions where ncu counted 452.5 M). segment_coo_sum: each step of a
+    warp scan divides by D on the lanes it guards, integer work only, known to the walk by its IMAD.HI
+    (98.6 M where ncu counted 231.7 M)."""
     need_nvrtc()
     from analysis import sass, simulation
     from corpus.compare import resolve
@@ -128,8 +131,8 @@ def test_a_pivot_step_that_splits_a_warp_three_ways_issues_both_sides_in_its_tri
     if sass.find_nvdisasm() is None:
         pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
     prof = json.loads((ROOT / "corpus" / "results" / "holdout5_profile_h100.json").read_text())
-    row = prof["kernels"]["potrf_batched_f64"]
-    k = load_set("holdout5").get("potrf_batched_f64")
+    row = prof["kernels"][name]
+    k = load_set("holdout5").get(name)
     assert k.size == row["size"]
     d = timing.analyze(simulation.simulation(resolve(k)))
     assert d["counts"]["warp_instructions"] == pytest.approx(row["metrics"]["smsp__inst_executed.sum"], rel=0.10)
