@@ -156,8 +156,8 @@ def make_args(params: list[Param], specs: dict[str, str], threads: int) -> tuple
             if spec is None:
                 args.append(unsized_buffer(p, threads))
                 notes.append(f"{p.name}: no size or data given: {args[-1].size} zeros, so its bounds are a guess "
-                             f"and addresses or branches that depend on it see zeros (--arg {p.name}=DTYPE[COUNT] sizes "
-                             f"it, --data {p.name}=FILE.npy fills it)")
+                             f"and addresses or branches that depend on it see zeros (--arg {p.name}=DTYPE[COUNT] "
+                             f"sizes it, --data {p.name}=FILE.npy fills it)")
                 continue
             m = _BUF_RE.match(spec.replace(" ", ""))
             if not m:

@@ -14,12 +14,12 @@ wavefront, no data).
   load bypasses L1 (.STRONG: ld.global.cg and kin); the lines with a missing sector go to
   L2, and a share `dram_read` of the missing sectors' bytes to DRAM (the kernel's DRAM bytes
   over its L2-bound bytes); stores send every line to L2 with the bytes their lanes write, and
-  each sector they write in part costs the L2 about as much again as a line (kernels.microbench
-  l2_store_*: per line 8.1 ps + 7.9 ps per partial sector, within 1% over five patterns; written
-  twice in a row, twice: l2_store_q4x2), unless the block loaded that sector before and `dram_write` of their
-  sectors' bytes to DRAM. DRAM charges a line's random-access cost once per block, to the request that first
-  brings it (the block's warps take their sectors of a line in one visit: kernels.microbench
-  grid2d_*);
+  `dram_write` of their sectors' bytes to DRAM; each sector a store writes in part costs the L2
+  about as much again as a line (kernels.microbench l2_store_*: per line 8.1 ps + 7.9 ps per
+  partial sector, within 1% over five patterns; written twice in a row, twice: l2_store_q4x2),
+  unless the block loaded that sector before. DRAM charges a line's random-access cost once per
+  block, to the request that first brings it (the block's warps take their sectors of a line in
+  one visit: kernels.microbench grid2d_*);
 * global atomics also queue at the L2's atomic units they reach (analysis.atomics).
 """
 from __future__ import annotations
@@ -78,6 +78,9 @@ def _lines_sectors(addrs: np.ndarray, act: np.ndarray, size: int) -> tuple[np.nd
     return first, last
 
 
+_NONE = np.zeros(0, np.int64)  # no sector written in part (loads, atomics)
+
+
 def atomic_words(trace: Trace) -> dict[int, np.ndarray]:
     """Each simulated block's global atomic byte addresses, every active lane of every request."""
     parts: dict[int, list[np.ndarray]] = defaultdict(list)
@@ -134,8 +137,10 @@ class BlockAccesses:
                     words = a if atomic else None
                     ua = np.unique(a)
                     written = len(ua) * max(int(ev.size), 1)  # the bytes a store's lanes write
-                    sec, per = np.unique(ua // SECTOR, return_counts=True)
-                    partial = sec[per * max(int(ev.size), 1) < SECTOR]  # the sectors written in part
+                    partial = _NONE
+                    if ev.op == "st":
+                        sec, per = np.unique(ua // SECTOR, return_counts=True)
+                        partial = sec[per * max(int(ev.size), 1) < SECTOR]  # the sectors written in part
                     keyed.append((int(occ[j]), ev.pc, int(warps[j]), key, (ev.op, secs, words, (written, partial))))
         keyed.sort(key=lambda x: (x[0], x[1], x[2]))
         resident: set[int] = set()
@@ -227,5 +232,5 @@ class BlockAccesses:
                         serial = tuple((u, ns * unit_clk(u)) for u, ns in atomics.costs(lanes, units))
                 out.append(Access(float(max(lines, 1)), float(lines), float(dram), 2 if op == "atom" else 0,
                                   l2_bytes=float(written), dram_lines=opened, serial=serial, l2_ops=float(ops),
-                                  l2_partial=float(partial) if op == "st" else 0.0))
+                                  l2_partial=float(partial)))
         return out

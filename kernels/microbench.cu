@@ -895,7 +895,7 @@ extern "C" __global__ void __launch_bounds__(256) write_once(float4* out, float 
 // the first n of the buffer (index = the top bits of a per-thread LCG times n, __umulhi), then
 // sums them; the loop is not unrolled, so 8 loads per thread are in flight after the issue.
 
-template <typename T, int SCALE>
+template <typename T, int SCALE, int WORDS = 1>  // WORDS stores at each index, to consecutive elements
 __device__ __forceinline__ void l2_store(int iters, T* buf, unsigned mask, T w, long long* st) {
   STAMP_BEGIN
   const unsigned stride = gridDim.x * blockDim.x;
@@ -903,8 +903,9 @@ __device__ __forceinline__ void l2_store(int iters, T* buf, unsigned mask, T w, 
 #pragma unroll 1
   for (int it = 0; it < iters; it++) {
 #pragma unroll
-    for (int u = 0; u < 8; u++) {
-      buf[(i * SCALE) & mask] = w;
+    for (int u = 0; u < 8 / WORDS; u++) {
+#pragma unroll
+      for (int k = 0; k < WORDS; k++) buf[(i * SCALE + k) & mask] = w;
       i += stride;
     }
   }
@@ -935,8 +936,8 @@ extern "C" __global__ void __launch_bounds__(256, 8) l2_store_q2(int iters, floa
   l2_store<float, 16>(iters, buf, mask, v, st);
 }
 
-extern "C" __global__ void __launch_bounds__(256, 8) l2_store_h16(int iters, unsigned short* buf, unsigned mask, float v,
-                                                                 float* sink, long long* st) {
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_h16(int iters, unsigned short* buf, unsigned mask,
+                                                                 float v, float* sink, long long* st) {
   l2_store<unsigned short, 16>(iters, buf, mask, (unsigned short)v, st);
 }
 
@@ -944,19 +945,7 @@ extern "C" __global__ void __launch_bounds__(256, 8) l2_store_h16(int iters, uns
 // as a struct's fields are): whether the L2 pays a sector's partial write again when the same warp writes it again.
 extern "C" __global__ void __launch_bounds__(256, 8) l2_store_q4x2(int iters, float* buf, unsigned mask, float v,
                                                                   float* sink, long long* st) {
-  STAMP_BEGIN
-  const unsigned stride = gridDim.x * blockDim.x;
-  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-#pragma unroll 1
-  for (int it = 0; it < iters; it++) {
-#pragma unroll
-    for (int u = 0; u < 4; u++) {
-      buf[(i * 8) & mask] = v;
-      buf[(i * 8 + 1) & mask] = v;
-      i += stride;
-    }
-  }
-  STAMP_END(st)
+  l2_store<float, 8, 2>(iters, buf, mask, v, st);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 8) l2_store_half(int iters, float* buf, unsigned mask, float v,

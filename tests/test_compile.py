@@ -42,25 +42,15 @@ ptxas info    : Used 40 registers, used 1 barriers, 8192 bytes smem, 368 bytes c
 
 
 def test_cooperative_groups_within_a_block_compile_and_run():
-    """cooperative_groups.h includes cuda/std (nvidia-cuda-cccl): a block reduction by tiled_partition<32>
-    shuffles and block.sync(), as users write it, gives the sum."""
+    """cooperative_groups.h includes cuda/std (nvidia-cuda-cccl): the blind set's block reduction by
+    tiled_partition<32> shuffles and block.sync(), as users write it, gives the sums."""
+    from pathlib import Path
+
     import numpy as np
-    from cudasim import SourceModule, Out, In
-    src = """#include <cooperative_groups.h>
-namespace cg = cooperative_groups;
-extern "C" __global__ void cg_sum(const float* in, float* out, int n) {
-    __shared__ float part[4];
-    cg::thread_block block = cg::this_thread_block();
-    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(block);
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    float v = i < n ? in[i] : 0.0f;
-    for (int off = tile.size() / 2; off > 0; off >>= 1) v += tile.shfl_down(v, off);
-    if (tile.thread_rank() == 0) part[tile.meta_group_rank()] = v;
-    block.sync();
-    if (block.thread_rank() == 0) out[blockIdx.x] = part[0] + part[1] + part[2] + part[3];
-}"""
+    from cudasim import In, Out, SourceModule
+    src = (Path(__file__).parent / "planted" / "blind" / "c09_coop_groups_ok.cu").read_text()
     x = np.arange(250, dtype=np.float32)
     out = np.zeros(2, np.float32)
-    f = SourceModule(src, no_extern_c=True).get_function("cg_sum")
+    f = SourceModule(src, no_extern_c=True).get_function("cg_reduce")
     f(In(x), Out(out), np.int32(250), block=(128, 1, 1), grid=(2, 1))
     assert out.tolist() == [x[:128].sum(), x[128:].sum()]
