@@ -137,14 +137,52 @@ def _load(p: Param, spec: str) -> np.ndarray:
     return np.ascontiguousarray(arr.reshape(-1))
 
 
-def make_args(params: list[Param], specs: dict[str, str], threads: int) -> tuple[list[Any], list[str]]:
-    """Kernel arguments from `--arg` specs; returns (args, notes about defaults)."""
-    unknown = set(specs) - {p.name for p in params}
+_VAR_RE = re.compile(r"\b(__constant__|__device__)\b([^;{}()=]*?)\b([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)(=|;)")
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A `__constant__` or `__device__` variable the source declares."""
+
+    space: str  # "__constant__" or "__device__"
+    ctype: str
+    name: str
+    initialized: bool
+
+
+def module_variables(source: str) -> dict[str, Variable]:
+    """The module variables a source declares, by name (functions, which `__device__` also marks, are not)."""
+    out = {}
+    for m in _VAR_RE.finditer(re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)):
+        ctype = " ".join(w for w in m.group(2).split() if w not in ("const", "static", "volatile", "__restrict__"))
+        out[m.group(3)] = Variable(m.group(1), ctype, m.group(3), m.group(5) == "=")
+    return out
+
+
+def make_args(params: list[Param], specs: dict[str, str], threads: int,
+              variables: dict[str, Variable] | None = None) -> tuple[list[Any], list[str], dict[str, np.ndarray]]:
+    """Kernel arguments from `--arg` specs, and the contents `--data` gives the source's module variables;
+    returns (args, notes about defaults, variables' contents)."""
+    variables = variables or {}
+    unknown = set(specs) - {p.name for p in params} - set(variables)
     if unknown:
         raise TargetError(f"--arg {sorted(unknown)[0]}: no such parameter; the kernel takes "
                           + ", ".join(p.name for p in params))
-    args: list[Any] = []
+    contents: dict[str, np.ndarray] = {}
     notes: list[str] = []
+    for v in variables.values():
+        spec = specs.get(v.name)
+        if v.name in {p.name for p in params}:
+            continue
+        if spec is not None and not spec.startswith(_DATA):
+            raise TargetError(f"--arg {v.name}: {v.name} is a {v.space} variable, not a parameter; give its "
+                              f"contents with --data {v.name}=FILE.npy")
+        if spec is not None:
+            contents[v.name] = _load(Param(v.ctype, v.name, True), spec)
+        elif v.space == "__constant__" and not v.initialized:
+            notes.append(f"{v.name}: a __constant__ variable given no data: zeros, so addresses or branches that "
+                         f"depend on it see zeros (--data {v.name}=FILE.npy fills it)")
+    args: list[Any] = []
     for p in params:
         spec = specs.get(p.name)
         if spec is not None and spec.startswith(_DATA):
@@ -181,7 +219,7 @@ def make_args(params: list[Param], specs: dict[str, str], threads: int) -> tuple
             except ValueError:
                 raise TargetError(f"--arg {p.name}={spec}: not a {p.ctype}") from None
             args.append(np.dtype(dt).type(val))
-    return args, notes
+    return args, notes, contents
 
 
 def unsized_buffer(p: Param, threads: int) -> np.ndarray:

@@ -38,4 +38,4 @@ def resolve(a: argparse.Namespace) -> Target:
     if len(names) != len(args):
         names = [f"arg{i}" for i in range(len(args))]
     return Target(launch.describe(), launch.kernel, compiled.result.ptx, compiled.result, launch.grid, launch.block,
-                  launch.shared, list(zip(names, args)), notes)
+                  launch.shared, list(zip(names, args)), notes, launch.variables())

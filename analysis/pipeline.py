@@ -41,7 +41,7 @@ from cudasim.trace import Trace
 from kernels import catalog
 
 from . import registry, sass
-from .args import TargetError, data_spec, make_args, parse_dims, parse_kv, parse_signature
+from .args import TargetError, data_spec, make_args, module_variables, parse_dims, parse_kv, parse_signature
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
 
 ANALYSIS_CACHE_VERSION = 2
@@ -94,17 +94,28 @@ class ResolvedLaunch:
         """The kernel's arguments (fresh copies: a launch may write them), and notes on any the user
         left to defaults: the catalog's inputs for a catalog target, the `--arg` specs for a file target.
         Made once per launch and seed: probes of one launch share them."""
+        args, notes, _ = self._made(seed)
+        return [a.copy() if isinstance(a, np.ndarray) else a for a in args], list(notes)
+
+    def variables(self, seed: int = 0) -> dict[str, np.ndarray]:
+        """Contents for the module's `__constant__` / `__device__` variables: the catalog's inputs that
+        are variables, or `--data NAME=FILE.npy` naming one (a diagonal table in constant memory
+        decides addresses as much as an argument does)."""
+        return dict(self._made(seed)[2])
+
+    def _made(self, seed: int) -> tuple[list[Any], list[str], dict[str, np.ndarray]]:
         key = (self.key(), seed)
         if key not in _ARGUMENTS:
             if self.entry is not None:
-                made = (self.entry.args(self.entry.make_inputs(self.size, seed), self.size), [])
+                inputs = self.entry.make_inputs(self.size, seed)
+                names = getattr(self.entry, "constants", ())
+                made = (self.entry.args(inputs, self.size), [], {n: inputs[n] for n in names})
             else:
                 made = make_args(parse_signature(self.source, self.kernel), dict(self.arg_specs),
-                                 self.blocks * self.threads_per_block)
+                                 self.blocks * self.threads_per_block, module_variables(self.source))
             _ARGUMENTS.clear()  # one launch's arguments at a time: they can be large
             _ARGUMENTS[key] = made
-        args, notes = _ARGUMENTS[key]
-        return [a.copy() if isinstance(a, np.ndarray) else a for a in args], list(notes)
+        return _ARGUMENTS[key]
 
 
 # ---- resolve -----------------------------------------------------------------------------
@@ -368,6 +379,22 @@ def uneven_samples(grid: Dim3) -> int:
     return max(INTERIOR_SAMPLES, int(UNEVEN_BLOCKS ** (1 / max(dims, 1))) - 2)
 
 
+def load_variables(function, values: dict[str, np.ndarray]) -> None:
+    """Write `values` into the module variables of the function's module (as cudaMemcpyToSymbol does)."""
+    module = function.module
+    for name, value in values.items():
+        try:
+            addr, size = module.get_global(name)
+        except Exception:  # noqa: BLE001 - the cudasim error names the variable
+            raise TargetError(f"--data {name}: the kernel's module has no __constant__ or __device__ variable "
+                              f"{name!r}") from None
+        raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+        if raw.nbytes > size:
+            raise TargetError(f"--data {name}: {raw.nbytes} bytes given, the variable holds {size}: give at most "
+                              f"{size // max(value.itemsize, 1)} elements")
+        module.memory.write(addr, raw)
+
+
 def _function(launch: ResolvedLaunch, compiled: Compiled):
     """The kernel in cudasim, in a device memory of its own: addresses (in pictures, in the
     result cache) do not depend on what this process simulated before."""
@@ -386,6 +413,7 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     """
     args, notes = launch.arguments(seed)
     f = function or _function(launch, compiled)
+    load_variables(f, launch.variables(seed))
     kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared)
     if blocks is not None:
         kw.update(run_blocks=blocks, trace_blocks=blocks)

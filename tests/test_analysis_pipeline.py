@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from analysis import pipeline, registry
-from analysis.args import TargetError
+from analysis.args import TargetError, module_variables
 from analysis.models import coalescing
 from cudasim.gpus import get_gpu
 from kernels import catalog
@@ -384,3 +384,68 @@ def test_bad_data_is_one_line(tmp_path, idx, data, match):
 def test_data_on_a_catalog_target_is_refused():
     with pytest.raises(TargetError, match="--data"):
         pipeline.resolve(_args("transpose_tiled", data=["x=y.npy"]))
+
+
+_TABLE = """__constant__ int starts[64];
+
+extern "C" __global__ void diagonals(float* out, const float* src, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        float s = 0.0f;
+        for (int k = 0; k < 4; k++) s += src[starts[k] + i];
+        out[i] = s;
+    }
+}
+"""
+
+
+def _table(tmp_path, starts: np.ndarray | None = None, **kw):
+    cu = tmp_path / "table.cu"
+    cu.write_text(_TABLE)
+    a = _args(f"{cu}::diagonals", grid="8", block="128", arg=["out=float32[1024]", "src=float32[65536]", "n=1024"],
+              **kw)
+    if starts is not None:
+        np.save(tmp_path / "starts.npy", starts)
+        a.data = [f"starts={tmp_path / 'starts.npy'}"]
+    return a
+
+
+def test_data_fills_a_constant_table_that_places_the_loads(tmp_path):
+    """A __constant__ table of offsets (JDS diagonals): left as zeros, the four loads read the same
+    words (and the note says so, naming --data); filled by --data, they read four separate regions."""
+    need_nvrtc()
+    zeros = pipeline.resolve(_table(tmp_path))
+    assert any("starts: a __constant__ variable given no data" in n for n in zeros.arguments()[1])
+    starts = np.zeros(64, np.int32)
+    starts[:4] = [0, 8192, 16384, 32768]
+    filled = pipeline.resolve(_table(tmp_path, starts))
+    assert not any("starts" in n for n in filled.arguments()[1]) and filled.key() != zeros.key()
+
+    def words(launch):
+        sim = pipeline.simulate_sampled(launch, use_sass=False)
+        ev = [e for e in sim.result.trace.events if e.space == "global" and e.op == "ld"]
+        return len(np.unique(np.concatenate([e.addrs[:, :].reshape(-1) for e in ev])))
+    assert words(zeros) == 1024 and words(filled) == 4 * 1024
+
+
+@pytest.mark.parametrize("arg, data, match", [
+    (["starts=int32[64]"], None, "starts is a __constant__ variable, not a parameter"),
+    ([], np.zeros(65, np.int32), "260 bytes given, the variable holds 256"),
+    ([], np.zeros(64, np.float32), "holds float32, the parameter is int"),
+])
+def test_bad_constant_data_is_one_line(tmp_path, arg, data, match):
+    need_nvrtc()
+    a = _table(tmp_path, data)
+    a.arg += arg
+    launch = pipeline.resolve(a)
+    with pytest.raises(TargetError, match=match):
+        pipeline.simulate_sampled(launch, use_sass=False)
+
+
+def test_module_variables_are_read_from_the_source():
+    src = ("__constant__ float c_w[9];\n__device__ int counter = 0;\nstatic __constant__ const double k[2] = {1, 2};\n"
+           "__device__ __forceinline__ float f(float x) { return x; }\n// __constant__ int commented[4];\n")
+    v = module_variables(src)
+    assert set(v) == {"c_w", "counter", "k"}
+    assert (v["c_w"].ctype, v["c_w"].initialized, v["k"].ctype, v["k"].initialized) == ("float", False, "double", True)
+

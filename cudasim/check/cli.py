@@ -83,6 +83,8 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
     try:
         mod = SourceModule.from_ptx(target.ptx, target.compiled, memory=GlobalMemory())
         f = mod.get_function(target.kernel)
+        for name, value in target.variables.items():  # as cudaMemcpyToSymbol before the launch
+            mod.memory.write(mod.get_global(name)[0], np.ascontiguousarray(value).reshape(-1).view(np.uint8))
         chk = f.checked_program.checker
         chk.limit, chk.timeout = a.limit, a.timeout
         chk.progress = _progress

@@ -38,6 +38,7 @@ class Target:
     shared: int  # dynamic shared bytes per block
     args: list[tuple[str, Any]]  # (parameter name, value): numpy arrays for buffers, numpy scalars
     notes: list[str] = field(default_factory=list)
+    variables: dict[str, Any] = field(default_factory=dict)  # __constant__/__device__ name -> contents (numpy)
 
 
 class Resolver(Protocol):
