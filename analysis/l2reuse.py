@@ -25,6 +25,9 @@ import math
 from dataclasses import dataclass
 
 
+SAMPLE_SPREAD = 1.25  # a sampled estimate's spread on grids whose blocks do uneven work (as WORK_SPREAD)
+
+
 @dataclass(frozen=True)
 class ArrayUse:
     """One array as the launch loads it: its footprint (bytes), the bytes all blocks load from it
@@ -38,6 +41,14 @@ class ArrayUse:
     shared_dims: tuple[int, ...]
     scattered: bool = False
     hot: float = 0.0
+    distinct: float = 0.0  # the sample's estimate of the distinct bytes loaded (may overshoot the footprint)
+
+    def reused(self) -> bool:
+        """Loads beyond the footprint: more than 5% over it; where the sampled blocks shared no sector
+        (offered = distinct), more than a sampled estimate's spread over it (blocks sampled where the work
+        changes from block to block estimate a read-once array's bytes to within SAMPLE_SPREAD)."""
+        slack = 1.05 if self.offered > 1.05 * self.distinct else SAMPLE_SPREAD
+        return self.offered > self.footprint * slack
 
 
 def jaccard(a: set, b: set) -> float:
@@ -101,11 +112,11 @@ def reads_per_array(arrays: list[ArrayUse], grid: tuple[int, int, int], wave: in
         else:
             per_wave += min(a.footprint, a.offered * wave / blocks)
     refetch = per_wave > capacity
-    scattered = sum(a.footprint for a in arrays if a.scattered and not a.shared_dims and a.offered > a.footprint * 1.05)
+    scattered = sum(a.footprint for a in arrays if a.scattered and not a.shared_dims and a.reused())
     out = []
     for a in arrays:
         total = 0.0
-        if a.offered <= a.footprint * 1.05:
+        if not a.reused():
             total += a.footprint
         elif a.shared_dims:
             span = sum((grid[d] - 1) * stride[d] for d in a.shared_dims)

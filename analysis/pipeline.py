@@ -338,8 +338,12 @@ def refine_1d(g: int, blocks: list[int], signature: Callable[[int], tuple],
     picks = sorted(sig)
     weights = {p: 1.0 for p in picks}
     for a, b in zip(picks, picks[1:]):
-        if b - a > 1:  # equal signatures: the interior-side neighbour stands for the gap
-            weights[b if a == 0 else a] += b - a - 1
+        if b - a > 1:  # the gap's blocks: half to each interior neighbour (exact where they are alike; where
+            # the work changes in every block, as over rows sorted by length, the midpoint rule)
+            gap = b - a - 1
+            left = 0 if a == 0 else gap if b == g - 1 else gap // 2
+            weights[a] += left
+            weights[b] += gap - left
     return picks, weights, located
 
 

@@ -166,6 +166,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
     # blocks
     launched = 0
     done_times: list[float] = []
+    done_ids: list[int] = []  # which block (in launch order) each of done_times is
     slot_block: list[dict] = []
     issued = 0
 
@@ -194,7 +195,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
         nonlocal launched
         t = max(t, launcher[0])
         launcher[0] = t + block_launch
-        b = {"live": nw, "arrived": 0, "at": 0.0, "waiting": [], "end": t, "warps": []}
+        b = {"live": nw, "arrived": 0, "at": 0.0, "waiting": [], "end": t, "warps": [], "id": launched}
         warps = kinds[launched % len(kinds)]
         for k in range(nw):
             w = len(stream)
@@ -258,6 +259,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
     def finish_block(slot: int, t: float) -> None:
         b = slot_block[slot]
         done_times.append(t)
+        done_ids.append(b["id"])
         for w in b["warps"]:
             for k in range(schedulers):
                 if w in sched_warps[k]:
@@ -376,6 +378,6 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
         deadlock = True
     # the kernel ends once its last block has finished and the stores still in flight have drained
     end = max(max(done_times) if done_times else 0.0, free["l2"], free["dram"], max(units.values(), default=0.0))
-    return Result(end, done_times, issued, {p: busy[p] for p in range(npipes) if busy[p]}, usage["l1"],
+    return Result(end, [t for _, t in sorted(zip(done_ids, done_times))], issued, {p: busy[p] for p in range(npipes) if busy[p]}, usage["l1"],
                   usage["l2"], usage["dram"], {WAITS[i]: idle[i] for i in range(8) if idle[i]}, deadlock,
                   max(unit_busy.values(), default=0.0))

@@ -449,3 +449,16 @@ def test_module_variables_are_read_from_the_source():
     assert set(v) == {"c_w", "counter", "k"}
     assert (v["c_w"].ctype, v["c_w"].initialized, v["k"].ctype, v["k"].initialized) == ("float", False, "double", True)
 
+
+def test_refine_gives_each_gap_to_both_neighbours():
+    """Blocks whose work changes everywhere (rows sorted longest first): each unsampled block counts as
+    its nearer sampled neighbour (the midpoint rule), the edge blocks as themselves."""
+    work = lambda b: (2000 - 2 * b,)  # noqa: E731 - a different signature in every block, falling
+    blocks, weights, located = pipeline.refine_1d(1000, [0, 300, 700, 999], work, probes=6)
+    assert not located and sum(weights.values()) == 1000 and weights[0] == weights[999] == 1
+    est = sum(w * work(b)[0] for b, w in weights.items())
+    true = sum(work(b)[0] for b in range(1000))
+    assert abs(est / true - 1) < 0.01  # (the left neighbour standing for each gap: +13%)
+    runs = lambda b: (0 if b < 37 else 1,)  # noqa: E731 - a grid-stride loop: piecewise constant
+    blocks, weights, located = pipeline.refine_1d(1000, [0, 300, 700, 999], runs)
+    assert located and sum(w * runs(b)[0] for b, w in weights.items()) == sum(runs(b)[0] for b in range(1000))

@@ -52,3 +52,16 @@ def test_hot_sectors_of_a_scattered_array_stay_in_l2():
     assert dram_reads([pivot], (1000, 1, 1), 264, 32 * MB) == 64 * MB
     some = ArrayUse(footprint=64 * MB, offered=160 * MB, shared_dims=(), scattered=True, hot=0.1)
     assert dram_reads([some], (1000, 1, 1), 264, 32 * MB) == pytest.approx(64 * MB + (96 - 16) * MB / 2)
+
+
+def test_a_read_once_array_whose_sampled_estimate_overshoots_does_not_crowd_out_a_gather():
+    """Sparse diagonals streamed once by blocks sampled where the work changes: the estimate of their
+    bytes overshoots the array by a few percent, with no sector shared in the sample (offered = distinct).
+    That is the sampling's spread, not reuse: they cost their footprint, and the gathered vector, which
+    fits in L2, keeps its hits."""
+    diag = ArrayUse(footprint=180 * MB, offered=190 * MB, shared_dims=(), scattered=True, distinct=190 * MB)
+    x = ArrayUse(footprint=8 * MB, offered=1400 * MB, shared_dims=(), scattered=True, hot=0.7, distinct=860 * MB)
+    assert not diag.reused() and x.reused()
+    assert dram_reads([diag, diag, x], (16384, 1, 1), 2112, 32 * MB) == 368 * MB
+    # shared in the sample (offered over distinct), the same overshoot is reuse
+    assert ArrayUse(footprint=180 * MB, offered=190 * MB, shared_dims=(), distinct=100 * MB).reused()

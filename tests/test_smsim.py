@@ -102,3 +102,11 @@ def test_blocks_that_do_different_work_run_in_turn():
     assert r.issued == 2 * 300 + 2 * 100
     done = sorted(r.block_done)
     assert done[1] - done[0] == pytest.approx(100, abs=6) and done[2] - done[1] == pytest.approx(300, abs=6)
+
+
+def test_block_done_is_in_launch_order():
+    """A long block launched first and short ones after it on other slots: block_done[0] is the long
+    block's end (the timing model reads the longest block's end there), though it finishes last."""
+    long, short = [WarpWork([0] * 1000, [])], [WarpWork([0] * 100, [])]
+    r = run([op()], [long, short, short, short], resident=4, blocks=4)
+    assert r.block_done[0] == max(r.block_done) and r.block_done[1] < r.block_done[0]

@@ -25,7 +25,7 @@ runs each of them in turn and the pace is their mean.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -130,16 +130,29 @@ def memory_totals(s: Sample) -> dict:
     # whether atomics update it
     arrays = [[float(n), 0.0, 0.0, 0.0, (), False, 0.0, False] for _, n in s.buffers]
     unplaced = {"ld": 0.0, "st": 0.0}
+    # each traced block stands for weight(b) blocks (sampling that follows where the work is, as refine_1d
+    # does, places blocks unevenly); the grid's distinct sectors are the weighted sum of the blocks' own,
+    # times the sharing the sample shows (its distinct sectors over the sum of its blocks' own)
+    def weight(b: int) -> float:
+        return s.weights.get(b, 0.0) if s.weights else scale
     for j, op in enumerate(("ld", "st")):
         if not keys[op]:
             continue
         sec = np.unique(np.concatenate(keys[op]))
         which = _array_of(starts, sec)
+        own = np.zeros(len(starts) + 1)  # per array (last: unplaced), the sum of blocks' distinct sectors
+        weighted = np.zeros(len(starts) + 1)
+        for blk, secs in blocks_of[op].items():
+            got = _array_of(starts, np.unique(np.concatenate(secs)))
+            n_of = np.bincount(np.where(got < 0, len(starts), got), minlength=len(starts) + 1)
+            own += n_of
+            weighted += n_of * weight(blk)
+        factor = np.divide(weighted, own, out=np.full(len(own), scale), where=own > 0)
         for b, n in zip(*np.unique(which, return_counts=True)):
             if b < 0:
-                unplaced[op] += float(n) * SECTOR * scale
+                unplaced[op] += float(n) * SECTOR * float(factor[-1])
             else:
-                arrays[order[b]][1 + j] = float(n) * SECTOR * scale
+                arrays[order[b]][1 + j] = float(n) * SECTOR * float(factor[b])
     if len(starts) and keys["atom"]:
         sec = np.unique(np.concatenate(keys["atom"]))
         for b in np.unique(_array_of(starts, sec)):
@@ -153,7 +166,7 @@ def memory_totals(s: Sample) -> dict:
             for b in np.unique(which[which >= 0]):
                 per_block.setdefault(order[b], {})[blk] = set(sec[which == b].tolist())
         for a, by_block in per_block.items():
-            arrays[a][3] = sum(len(v) for v in by_block.values()) * SECTOR * scale
+            arrays[a][3] = sum(len(v) * weight(blk) for blk, v in by_block.items()) * SECTOR
             arrays[a][4] = l2reuse.shared_dims({s.trace.block_coords(blk): v for blk, v in by_block.items()})
             span = np.median([(max(v) - min(v) + 1) * SECTOR for v in by_block.values()])
             arrays[a][5] = bool(span > 0.25 * s.buffers[a][1])
@@ -174,7 +187,7 @@ def dram_bytes(arrays: list, unplaced_ld: float, unplaced_st: float, grid: tuple
     atomics, the footprints plus what L2 does not keep between the blocks that reuse them
     (analysis.l2reuse); atomics write back what they fetched again."""
     read = [a for a in arrays if a[1] > 0]
-    uses = [l2reuse.ArrayUse(min(n, ld), max(off, min(n, ld)), dims, sc, hot) for n, ld, _, off, dims, sc, hot, _
+    uses = [l2reuse.ArrayUse(min(n, ld), max(off, min(n, ld)), dims, sc, hot, ld) for n, ld, _, off, dims, sc, hot, _
             in read]
     per = l2reuse.reads_per_array(uses, grid, wave, capacity)
     # an atomic leaves its line dirty in L2: what an updated array's lines are fetched again, they are
@@ -227,10 +240,31 @@ class Prepared:
     kinds: list  # (streams, BlockAccesses) per block the SM runs in turn
     totals: dict
     blocks: list  # the block each kind is
+    share: list = field(default_factory=lambda: [1.0])  # the share of the grid's blocks each kind stands for
+    order: list = field(default_factory=lambda: [0])  # the kind of each block the SM starts, in turn
+    longest: int | None = None  # the kind (last, share 0) of a block whose longest warp outlasts the others'
 
     def per_block(self, f) -> float:
-        """The mean of f(streams, accesses) over the blocks the SM runs."""
-        return sum(f(st, acc) for st, acc in self.kinds) / len(self.kinds)
+        """The mean of f(streams, accesses) over the grid's blocks, each kind by its share."""
+        return sum(f(st, acc) * w for (st, acc), w in zip(self.kinds, self.share))
+
+
+LONGEST_BLOCKS_INSTRUCTIONS = 1_000_000  # warp instructions the run beside the longest block may issue
+LONGEST_WARP = 2.0  # a block whose longest warp runs this many times the longest the SM runs in turn is timed alone
+KIND_SLOTS = 128  # at most this many blocks in the SM's turn of kinds that stand for unequal shares
+
+
+def kind_order(weights: list[float], slots: int) -> list[int]:
+    """Kinds for `slots` blocks in turn, each as often as its weight says and spread evenly (any run of
+    blocks is a fair mix: the SM may run fewer than a turn)."""
+    total = sum(weights)
+    given = [0] * len(weights)
+    out = []
+    for t in range(1, slots + 1):
+        i = max(range(len(weights)), key=lambda k: (weights[k] * t / total - given[k], -k))
+        given[i] += 1
+        out.append(i)
+    return out
 
 
 def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
@@ -265,7 +299,24 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         if min(work) > 0 and max(work) > WORK_SPREAD * min(work):
             kinds += more
             blocks += inner
-    return Prepared(s, block, kinds, memory_totals(s), blocks)
+    weights = [s.weights.get(b, 1.0) if s.weights else 1.0 for b in blocks]
+    share = [w / sum(weights) for w in weights]
+    # kinds standing for equal shares run in turn; unequal ones (blocks sampled where the work changes) as
+    # often as their shares say
+    order = (list(range(len(kinds))) if max(weights) <= min(weights) * 1.01
+             else kind_order(weights, min(KIND_SLOTS, 2 * len(kinds))))
+    # a block whose longest warp is far longer than any the SM runs in turn (rows sorted longest first put
+    # the heaviest in block 0) may end after every other: the kernel's critical path
+    longest = None
+    span = {b: max(sum(bin(bits >> w & 1).count("1") * (prog.run_end(pc) - pc) for pc, bits in s.followed[b])
+                   for w in range(-(-sim.threads_per_block // 32))) for b in s.followed}
+    heavy = max(span, key=lambda b: (span[b], -b))
+    if span[heavy] > LONGEST_WARP * max(span[b] for b in blocks):
+        kinds.append(kind(heavy))
+        blocks.append(heavy)
+        share.append(0.0)
+        longest = len(kinds) - 1
+    return Prepared(s, block, kinds, memory_totals(s), blocks, share, order, longest)
 
 
 def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, resident: int, f_rd: float,
@@ -312,13 +363,14 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     # the pace of the last whole one (as many waves as SIM_INSTRUCTIONS allows, at least two)
     per_block = max(p.per_block(lambda st, _: sum(map(len, st))), 1)
     waves = max(2, min(-(-SIM_BLOCKS // resident), int(SIM_INSTRUCTIONS // (resident * per_block))))
-    if len(kinds) > 1:  # after the first wave, every kind of block at least once
-        waves = max(waves, 1 + -(-len(kinds) // resident))
+    if len(p.order) > 1:  # after the first wave, every kind of block at least once
+        waves = max(waves, 1 + -(-len(p.order) // resident))
     full = resident * waves
     n = busiest if busiest <= full + busiest % resident else full + busiest % resident
 
     def run(u: float) -> smsim.Result:
-        return smsim.simulate(ops, kinds, resident, n, memory(u), r["barrier_latency"], launch_clk)
+        return smsim.simulate(ops, [kinds[i] for i in p.order], resident, n, memory(u), r["barrier_latency"],
+                              launch_clk)
 
     # DRAM's latency grows with its load (requests queue at the channels, measured: dram_queue_clk): the
     # utilization u at which a run at latency(u) keeps DRAM busy u of the time (the secant between a run
@@ -340,12 +392,23 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     cycles = res.cycles
     if busiest > n:
         done = sorted(res.block_done)
-        first = full - 1 - resident if len(kinds) == 1 else resident - 1  # blocks alike: the last whole wave
+        first = full - 1 - resident if len(p.order) == 1 else resident - 1  # blocks alike: the last whole wave
         pace = (done[full - 1] - done[first]) / (full - 1 - first)
         # a server's busy time per block bounds the pace too: stores and atomics that no warp waits for
         # still queue there, and in the steady state the SM cannot outrun them
         pace = max(pace, *(busy / n for busy in (res.l2, res.dram, res.atomic_units, res.data_stage)))
         cycles += (busiest - n) * pace
+    longest = 0.0
+    if p.longest is not None:
+        # the SM that starts the longest block: it runs beside the blocks in turn, from when the launch order
+        # reaches it, and the kernel ends no earlier than it does. Its co-runners contend for the SM; DRAM is
+        # taken unloaded, as it is for most of such a block's life (it runs on after the bulk of the grid)
+        turn = [kinds[i] for i in p.order]
+        m = min(busiest, max(n, int(LONGEST_BLOCKS_INSTRUCTIONS // per_block)))
+        alone = smsim.simulate(ops, [kinds[p.longest]] + turn * -(-m // len(turn)), resident, m, memory(0.0),
+                               r["barrier_latency"], launch_clk)
+        wave_of = p.blocks[p.longest] // (active_sms * resident)
+        longest = cycles * min(1.0, wave_of * active_sms * resident / s.blocks_total) + alone.block_done[0]
     k = busiest / max(n, 1)
     per_pipe: dict[str, float] = {}
     counts: dict[str, float] = {}
@@ -353,11 +416,11 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
         name = _RESOURCE.get(sassops.PIPES[pipe])
         if name:
             per_pipe[name] = per_pipe.get(name, 0.0) + b * k
-    for streams, _ in p.kinds:
+    for (streams, _), w in zip(p.kinds, p.share):
         for st in streams:
             for i in st:
                 pipe = sassops.PIPES[ops[i].pipe]
-                counts[pipe] = counts.get(pipe, 0.0) + 1 / len(p.kinds)
+                counts[pipe] = counts.get(pipe, 0.0) + w
     nb = s.blocks_total
     t = p.totals
     return {"cycles": cycles, "issued": res.issued * k, "pipes": per_pipe, "l1": res.data_stage * k,
@@ -366,7 +429,7 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
             "warp_instructions_per_block": per_block, "pipe_instructions_per_block": counts,
             "totals_per_block": {key: t[key] / nb for key in ("ld_requests", "ld_sectors", "ld_lines", "st_requests",
                                                                "st_sectors", "st_lines")},
-            "simulated_blocks": n, "block": p.block, "dram_u": dram_u}
+            "simulated_blocks": n, "block": p.block, "dram_u": dram_u, "longest_block": longest}
 
 
 def _memory_at_size(sim: Simulation, preps: list[Prepared], wave: int, capacity: float) -> tuple[float, float, float, float]:
@@ -438,7 +501,7 @@ def analyze(sim: Simulation) -> dict:
     runs = [sm_cycles(p, r, active, busiest, resident, f_rd, f_wr, rate, last["dram_u"]) for p in preps[:-1]] + [last]
     run, how = _extrapolate(sim, runs)
     run["dram_read"], run["dram_write"] = rd, wr
-    cycles = run["cycles"]
+    cycles = max(run["cycles"], run.get("longest_block", 0.0))
     body_us = cycles / clk * 1e6
     launch_us = r["launch_us"] + r["launch_per_arg_us"] * len(sim.samples[0].program.fn.params)
     total_us = body_us + launch_us
@@ -451,6 +514,8 @@ def analyze(sim: Simulation) -> dict:
     idle = run["idle"]
     waited = sum(v for k, v in idle.items() if k not in ("issue", "pipe busy"))
     util["latency"] = waited / (4 * cycles) if cycles else 0.0
+    if run.get("longest_block"):
+        util["longest block"] = run["longest_block"] / cycles
     us = {k: min(v, 1.0) * body_us for k, v in util.items()}
     limiter = max(us, key=us.get)
     top = us[limiter]
@@ -512,6 +577,8 @@ def advice(limiter: str, us: dict, body: float, waits: dict, warps: int) -> list
         "IMAD pipe": "IMAD-bound: integer multiplies (addresses) dominate; hoist them out of loops",
         "MUFU pipe": "MUFU-bound: special functions (exp, rsqrt, division) dominate",
         "tensor pipe": "tensor-pipe-bound: at the MMA peak for this shape and type",
+        "longest block": ("imbalance-bound: one block's warps run long after the rest of the grid is done (the "
+                          "kernel waits for its longest block); split the heavy work over more blocks or warps"),
         "latency": (f"latency-bound: {warps} warps per SM spend most cycles waiting ({top_wait or 'dependencies'}"
                     f"); more independent work in flight per warp (unroll, vector loads) or more warps per SM"),
     }
