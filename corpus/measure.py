@@ -1,6 +1,6 @@
 """Measure the corpus on a GPU machine: verify and time every kernel, then Nsight Compute counters.
 
-    python -m corpus.measure [--set corpus|holdout|holdout2|holdout3|holdout4|holdout5|holdout6] [--out corpus/results/SET_h100.json] [--kernels a,b] [--no-ncu]
+    python -m corpus.measure [--set corpus|holdout|holdout2|holdout3|holdout4|holdout5|holdout6|holdout7] [--out corpus/results/SET_h100.json] [--kernels a,b] [--no-ncu]
 
 Two protocols, both recorded in the output:
 * events: the cubin NVRTC makes (cudasim.compile.compile_cubin, the binary the models read),

@@ -8,6 +8,7 @@ maps a set's name to its manifest module (CORPUS, BY_NAME, get, SMS) and to its 
 * holdout4: corpus/holdout4/manifest.py, the fourth held-out set, blind likewise until it is measured.
 * holdout5: corpus/holdout5/manifest.py, the fifth held-out set, blind likewise until it is measured.
 * holdout6: corpus/holdout6/manifest.py, the sixth held-out set, blind likewise until it is measured.
+* holdout7: corpus/holdout7/manifest.py, the seventh held-out set, blind likewise until it is measured.
 """
 from __future__ import annotations
 
@@ -17,10 +18,12 @@ from types import ModuleType
 
 SETS = {"corpus": "corpus.manifest", "holdout": "corpus.holdout.manifest", "holdout2": "corpus.holdout2.manifest",
         "holdout3": "corpus.holdout3.manifest", "holdout4": "corpus.holdout4.manifest",
-        "holdout5": "corpus.holdout5.manifest", "holdout6": "corpus.holdout6.manifest"}
+        "holdout5": "corpus.holdout5.manifest", "holdout6": "corpus.holdout6.manifest",
+        "holdout7": "corpus.holdout7.manifest"}
 TITLES = {"corpus": "The corpus", "holdout": "The held-out set", "holdout2": "The second held-out set",
           "holdout3": "The third held-out set", "holdout4": "The fourth held-out set",
-          "holdout5": "The fifth held-out set", "holdout6": "The sixth held-out set"}
+          "holdout5": "The fifth held-out set", "holdout6": "The sixth held-out set",
+          "holdout7": "The seventh held-out set"}
 DEFAULT = "corpus"
 RESULTS = Path(__file__).resolve().parent / "results"
 

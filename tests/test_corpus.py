@@ -1,6 +1,6 @@
 """The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out sets
 (corpus/holdout/, corpus/holdout2/, corpus/holdout3/, corpus/holdout4/, corpus/holdout5/,
-corpus/holdout6/). Every kernel compiles with NVRTC, its manifest entry is complete and consistent
+corpus/holdout6/, corpus/holdout7/). Every kernel compiles with NVRTC, its manifest entry is complete and consistent
 with its source, it computes its reference in cudasim at a small size (or cudasim refuses it, as
 recorded), and the committed results give a unit and a protocol for every figure."""
 import json
@@ -56,6 +56,10 @@ SMALL = {
                  "mri_q": 256, "particles_cell_start": 3000, "radix_sort_blocks": 2048, "lbm_d2q9_f64": 32,
                  "spmv_jds": 300, "rs_encode_gf256": 3000, "rle_decode_runs": 2000, "bias_dropout_residual": 2,
                  "bilateral_filter": 48, "btree_findk": 8, "sor_red_black_f64": 40, "insert_particles_atomic": 3000},
+    "holdout7": {"hotspot_pyramid": 64, "lavamd_f64": 2, "cfd_flux_f64": 4096, "binomial_options_f64": 2,
+                 "fwt_batch1_shared": 4096, "sobol_qrng": 4096, "histogram64_bytes": 30720, "triangle_count_csr": 256,
+                 "layernorm_backward_llmc": 32, "causal_softmax_f16": 64, "aes128_ttable": 512, "chacha20_xor": 256,
+                 "median3x3_u8": 48, "canny_nms": 48, "gesummv_polybench": 64, "particles_collide_cells": 4096},
 }
 # kernels cudasim refuses as their authors wrote them (each recorded in the comparison), with why
 REFUSED: dict[tuple[str, str], str] = {}
@@ -65,7 +69,7 @@ def test_sets_are_large_enough_and_names_are_unique():
     assert len(load_set("corpus").CORPUS) >= 12 and len(load_set("holdout").CORPUS) >= 16
     assert len(load_set("holdout2").CORPUS) >= 16 and len(load_set("holdout3").CORPUS) >= 16
     assert len(load_set("holdout4").CORPUS) >= 16 and len(load_set("holdout5").CORPUS) >= 16
-    assert len(load_set("holdout6").CORPUS) >= 16
+    assert len(load_set("holdout6").CORPUS) >= 16 and len(load_set("holdout7").CORPUS) >= 16
     names = [n for _, n in CASES]
     assert len(set(names)) == len(names)  # unique within and across the sets
     patterns = [load_set(s).get(n).pattern for s, n in CASES]
@@ -74,12 +78,12 @@ def test_sets_are_large_enough_and_names_are_unique():
         m = load_set(s)
         assert m.BY_NAME == {k.name: k for k in m.CORPUS} and m.SMS == manifest.SMS
         assert set(SMALL[s]) <= set(m.BY_NAME)
-    held_out = ("holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6")
+    held_out = ("holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7")
     for s in held_out:  # every held-out kernel is simulated
         assert set(SMALL[s]) == set(load_set(s).BY_NAME)
     simulated = [n for n in SMALL["holdout"] if ("holdout", n) not in REFUSED]
     assert len(simulated) >= 14
-    for s in ("holdout2", "holdout3", "holdout4", "holdout5", "holdout6"):  # and none refused
+    for s in ("holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7"):  # and none refused
         assert all((s, n) not in REFUSED for n in SMALL[s])
     with pytest.raises(KeyError):
         load_set("nope")
@@ -462,6 +466,254 @@ def test_holdout6_references():
     c, r = cells[inside][ranks], d["mgndx"][inside][ranks].astype(np.int64)
     first = np.r_[0, np.flatnonzero(c[1:] != c[:-1]) + 1]
     assert np.array_equal(r, np.arange(len(c)) - np.repeat(first, np.diff(np.r_[first, len(c)])))
+
+
+def test_holdout7_references():
+    """Held-out references checked apart from their kernels: AES-128 against FIPS-197's example and
+    ChaCha20 against RFC 7539's block (2.3.2), the primitive polynomials against Joe and Kuo's table
+    and the Sobol points' stratification, the binomial tree's closed form against backward
+    induction and Black-Scholes, the triangle count against networkx, the LayerNorm gradient against
+    finite differences, the Walsh-Hadamard transform against Sylvester's matrix; hotspot, lavaMD,
+    the CFD flux, the median, Canny and the particle collisions against plain loops; and as cudasim
+    computes them: LayerNorm's dweight and dbias, the causal softmax's rows, the partial histograms'
+    totals."""
+    need_nvrtc()
+    import math
+
+    import networkx as nx
+
+    from cudasim import InOut, SourceModule
+    from corpus.holdout7.manifest import (BO_STEPS, CFD_GAMMA, LMD_PAR, PC_COLLIDER, PC_COLLIDER_R, _aes_encrypt_words,
+                                          _aes_key_schedule, _aes_sbox, _aes_tables, _bo_ref, _chacha_blocks,
+                                          _ln_grads, _pc_collide, _pc_side, _primitive_polys, _sobol_points)
+    h7 = load_set("holdout7")
+
+    # crypto known answers
+    assert _aes_sbox()[0x00] == 0x63 and _aes_sbox()[0x53] == 0xED
+    pt = np.frombuffer(bytes.fromhex("00112233445566778899aabbccddeeff"), "<u4").astype(np.uint32)
+    ct = _aes_encrypt_words(pt, _aes_key_schedule(np.arange(16, dtype=np.uint8)), _aes_tables())
+    assert ct.astype("<u4").tobytes().hex() == "69c4e0d86a7b0430d8cdb78070b4c55a"
+    key = np.frombuffer(bytes(range(32)), "<u4").astype(np.uint32)
+    nonce = np.frombuffer(bytes([0, 0, 0, 9, 0, 0, 0, 0x4A, 0, 0, 0, 0]), "<u4").astype(np.uint32)
+    block = _chacha_blocks(key, nonce, 1, 2)
+    assert " ".join(f"{w:08x}" for w in block[0]) == (
+        "e4e7f110 15593bd1 1fdd0f50 c47120a3 c7f4d1c7 0368c033 9aaa2204 4e6cd4c3 "
+        "466482d2 09aa9f07 05d7c214 a2028bd9 d19c12b5 b94e16de e883d0cb 4e3c50a2")
+    assert not np.array_equal(block[0], block[1])  # the counter moves on
+
+    # Sobol: Joe and Kuo's (s, a) for dimensions 2..13; van der Corput first; every dimension's first
+    # 2^m points fall one to each interval of 1 / 2^m
+    assert _primitive_polys(12) == [(1, 0), (2, 1), (3, 1), (3, 2), (4, 1), (4, 4), (5, 2), (5, 4), (5, 7), (5, 11),
+                                    (5, 13), (5, 14)]
+    k = h7.get("sobol_qrng")
+    d = k.make_inputs(1 << 16, 3)
+    pts = _sobol_points(d)
+    assert pts.shape == (100, 1 << 16) and pts[0, :4].tolist() == [0, 1 << 31, 3 << 30, 1 << 30]
+    for m in (4, 10, 16):
+        cells = pts[:, :1 << m] >> np.uint32(32 - m)
+        assert all(len(np.unique(c)) == 1 << m for c in cells)
+    want = (pts.astype(np.float32) * np.float32(2.3283064e-10)).astype(np.float64).ravel()
+    assert np.array_equal(k.reference(d), want)
+
+    # binomial options: closed form = backward induction; close to Black-Scholes at 2048 steps
+    k = h7.get("binomial_options_f64")
+    d = k.make_inputs(3, 4)
+    S, X, vDt, pu, pd = d["d_OptionData"].reshape(-1, 5)[:3].T
+    i = np.arange(BO_STEPS + 1)
+    v = np.maximum(S[:, None] * np.exp(vDt[:, None] * (2.0 * i - BO_STEPS)) - X[:, None], 0.0)
+    for step in range(BO_STEPS, 0, -1):
+        v = pu[:, None] * v[:, 1:step + 1] + pd[:, None] * v[:, :step]
+    got = _bo_ref(d)
+    assert np.allclose(got, v[:, 0], rtol=1e-11, atol=1e-12) and (got > 0).any()
+    T = (vDt / 0.10) ** 2 * BO_STEPS
+    d1 = (np.log(S / X) + (0.06 + 0.005) * T) / (0.10 * np.sqrt(T))
+    ncdf = np.vectorize(lambda z: 0.5 * math.erfc(-z / math.sqrt(2)))
+    bs = S * ncdf(d1) - X * np.exp(-0.06 * T) * ncdf(d1 - 0.10 * np.sqrt(T))
+    assert np.allclose(got, bs, atol=2e-3 * S.max())
+
+    # triangles against networkx, every edge oriented upward
+    k = h7.get("triangle_count_csr")
+    d = k.make_inputs(1 << 10, 0)
+    u, vv = d["edge_src"], d["col_idx"]
+    assert (u < vv).all() and int(d["num_edges"]) == len(vv)
+    g = nx.Graph()
+    g.add_edges_from(zip(u.tolist(), vv.tolist()))
+    assert k.reference(d)[0] == sum(nx.triangles(g).values()) // 3 > 0
+
+    # LayerNorm backward against finite differences of sum(dout * (norm * w + b))
+    rng = np.random.default_rng(5)
+    C = 16
+    x, w, dout = rng.standard_normal((2, C)), rng.uniform(0.5, 1.5, C), rng.standard_normal((2, C))
+
+    def loss(xx):
+        mu = xx.mean(axis=1, keepdims=True)
+        return float((dout * (xx - mu) / np.sqrt(xx.var(axis=1, keepdims=True) + 1e-5) * w).sum())
+    num = np.zeros_like(x)
+    for r in range(2):
+        for c in range(C):
+            e = np.zeros_like(x)
+            e[r, c] = 1e-6
+            num[r, c] = (loss(x + e) - loss(x - e)) / 2e-6
+    dd = {"C": C, "inp": x.ravel(), "dout": dout.ravel(), "weight": w, "mean": x.mean(axis=1),
+          "rstd": 1 / np.sqrt(x.var(axis=1) + 1e-5), "dinp": np.zeros(2 * C), "dweight": np.zeros(C),
+          "dbias": np.zeros(C)}
+    dinp, dweight, dbias = _ln_grads(dd)
+    assert np.allclose(dinp, num.ravel(), atol=1e-6) and np.allclose(dbias, dout.sum(axis=0))
+
+    # the Walsh-Hadamard transform against Sylvester's matrix
+    k = h7.get("fwt_batch1_shared")
+    d = k.make_inputs(2048 * 2, 1)
+    H = np.array([[1.0]])
+    for _ in range(11):
+        H = np.block([[H, H], [H, -H]])
+    assert np.allclose(k.reference(d).reshape(2, -1), d["d_Input"].astype(np.float64).reshape(2, -1) @ H.T)
+
+    # hotspot: two explicit steps by a plain loop (edges clamped)
+    k = h7.get("hotspot_pyramid")
+    d = k.make_inputs(20, 2)
+    n = 20
+    t = d["temp_src"].reshape(n, n).astype(np.float64).tolist()
+    p = d["power"].reshape(n, n).astype(np.float64)
+    sdc = float(np.float32(d["step"]) / np.float32(d["Cap"]))
+    rx, ry, rz = (float(np.float32(1) / np.float32(d[a])) for a in ("Rx", "Ry", "Rz"))
+    for _ in range(2):
+        t = [[t[y][x] + sdc * (p[y, x] + (t[min(y + 1, n - 1)][x] + t[max(y - 1, 0)][x] - 2 * t[y][x]) * ry
+                               + (t[y][min(x + 1, n - 1)] + t[y][max(x - 1, 0)] - 2 * t[y][x]) * rx
+                               + (80.0 - t[y][x]) * rz) for x in range(n)] for y in range(n)]
+    assert np.allclose(k.reference(d), np.array(t).ravel(), rtol=1e-12)
+
+    # lavaMD: one home particle's potential and force by a plain loop over its box and neighbours
+    k = h7.get("lavamd_f64")
+    d = k.make_inputs(2, 3)
+    rv, qv = d["d_rv_gpu"].reshape(-1, 4), d["d_qv_gpu"]
+    fv = k.reference(d).reshape(-1, 4)
+    a2 = 2 * 0.5 * 0.5
+    for b, i in ((0, 0), (5, 57), (7, 99)):
+        home = b * LMD_PAR + i
+        want = np.zeros(4)
+        for j in range(len(qv)):  # with 8 boxes in a 2 x 2 x 2 cube every box neighbours every other
+            r2 = rv[home, 0] + rv[j, 0] - rv[home, 1:] @ rv[j, 1:]
+            vij = math.exp(-a2 * r2)
+            want += qv[j] * np.r_[vij, 2 * vij * (rv[home, 1:] - rv[j, 1:])]
+        assert np.allclose(fv[home], want, rtol=1e-12)
+
+    # the CFD flux of a few elements by the kernel's code, line for line
+    k = h7.get("cfd_flux_f64")
+    d = k.make_inputs(4096, 4)
+    nel = 4096
+    var = d["variables"].reshape(5, nel)
+    nbs = d["elements_surrounding_elements"].reshape(4, nel)
+    nrm = d["normals"].reshape(3, 4, nel)
+    want = k.reference(d).reshape(5, nel)
+    ff = d["ff_variable"]
+    fcff = [d[f"ff_flux_contribution_{a}"] for a in ("momentum_x", "momentum_y", "momentum_z", "density_energy")]
+
+    def state(e):
+        rho, m, de = var[0, e], var[1:4, e], var[4, e]
+        vel = m / rho
+        sq = vel @ vel
+        pr = (CFD_GAMMA - 1.0) * (de - 0.5 * rho * sq)
+        fx = [vel[0] * m[0] + pr, vel[0] * m[1], vel[0] * m[2]]
+        fy = [fx[1], vel[1] * m[1] + pr, vel[1] * m[2]]
+        fz = [fx[2], fy[2], vel[2] * m[2] + pr]
+        return rho, m, de, pr, sq, math.sqrt(CFD_GAMMA * pr / rho), [fx, fy, fz, list(vel * (de + pr))]
+    kinds = set()
+    some = [np.flatnonzero((nbs == kind).any(axis=0))[:5] for kind in (-1, -2)]
+    for e in list(range(0, nel, 331)) + [int(e) for e in np.concatenate(some)]:
+        rho, m, de, pr, sq, c, fc = state(e)
+        f = np.zeros(5)
+        for j in range(4):
+            nb, nv = nbs[j, e], nrm[:, j, e]
+            kinds.add(int(nb) if nb < 0 else 1)
+            if nb >= 0:
+                rn, mn, den, prn, sqn, cn, fcn = state(nb)
+                fac = -math.sqrt(nv @ nv) * 0.2 * 0.5 * (math.sqrt(sq) + math.sqrt(sqn) + c + cn)
+                f += fac * (np.r_[rho, m, de] - np.r_[rn, mn, den])
+                for dim in range(3):
+                    h = 0.5 * nv[dim]
+                    f += h * np.r_[mn[dim] + m[dim], [fcn[a][dim] + fc[a][dim] for a in range(3)],
+                                   fcn[3][dim] + fc[3][dim]]
+            elif nb == -1:
+                f[1:4] += nv * pr
+            else:
+                for dim in range(3):
+                    h = 0.5 * nv[dim]
+                    f += h * np.r_[ff[1 + dim] + m[dim], [fcff[a][dim] + fc[a][dim] for a in range(3)],
+                                   fcff[3][dim] + fc[3][dim]]
+        assert np.allclose(want[:, e], f, rtol=1e-12, atol=1e-15)
+    assert kinds == {1, -1, -2}  # neighbours, wing and far field
+
+    # the median and Canny by plain loops at a few pixels
+    k = h7.get("median3x3_u8")
+    d = k.make_inputs(48, 5)
+    img = d["inputImageKernel"].reshape(48, 48).astype(int)
+    want = k.reference(d).reshape(48, 48)
+    assert want[0].max() == 0 and want[:, -1].max() == 0
+    for y, x in ((1, 1), (20, 33), (46, 46), (10, 2)):
+        assert want[y, x] == sorted(img[y - 1:y + 2, x - 1:x + 2].ravel())[4]
+    k = h7.get("canny_nms")
+    d = k.make_inputs(64, 6)
+    want = k.reference(d).reshape(64, 64)
+    dx, dy, mag = d["dx"].reshape(64, 64), d["dy"].reshape(64, 64), d["mag"].reshape(64, 64)
+    assert (want[0] == -1).all() and set(np.unique(want[1:-1, 1:-1]).tolist()) == {0.0, 1.0, 2.0}
+    for y in range(1, 63):
+        for x in range(1, 63):
+            if mag[y, x] <= 50.0:
+                assert want[y, x] == 0
+                continue
+            ang = math.degrees(math.atan2(abs(int(dy[y, x])), abs(int(dx[y, x]))))
+            if abs(ang - 22.5) < 0.01 or abs(ang - 67.5) < 0.01:
+                continue
+            s = 1 if int(dx[y, x]) * int(dy[y, x]) >= 0 else -1
+            (ya, xa), (yb, xb) = (((y, x - 1), (y, x + 1)) if ang < 22.5 else ((y - 1, x), (y + 1, x)) if ang > 67.5
+                                  else ((y - 1, x - s), (y + 1, x + s)))
+            keep = mag[y, x] > mag[ya, xa] and mag[y, x] >= mag[yb, xb]
+            assert want[y, x] == (1 + (mag[y, x] > 150.0) if keep else 0)
+
+    # particles: the neighbour-cell reference against all pairs, brute force
+    k = h7.get("particles_collide_cells")
+    d = k.make_inputs(512, 7)
+    nn = 512
+    r = 1.0 / _pc_side(nn)
+    pos = d["oldPos"].reshape(nn, 4)[:, :3].astype(np.float64)
+    vel = d["oldVel"].reshape(nn, 4)[:, :3].astype(np.float64)
+    force = np.zeros((nn, 3))
+    contacts = 0
+    for a in range(nn):
+        f, hit = _pc_collide(np.repeat(pos[a:a + 1], nn, 0), pos, np.repeat(vel[a:a + 1], nn, 0), vel, r, r, 0.0)
+        hit[a] = False
+        force[a] = f[hit].sum(axis=0)
+        contacts += int(hit.sum())
+    fc, _ = _pc_collide(pos, np.broadcast_to(PC_COLLIDER, pos.shape), vel, np.zeros_like(vel), r, PC_COLLIDER_R, 0.0)
+    want = np.zeros((nn, 4))
+    want[d["gridParticleIndex"].astype(np.int64), :3] = vel + force + fc
+    assert contacts > nn and np.allclose(k.reference(d).reshape(nn, 4), want, rtol=0, atol=1e-15)
+
+    def run(name, size):
+        kk = h7.get(name)
+        exprs = [kk.entry] if "<" in kk.entry else []
+        mod = SourceModule(kk.path.read_text(), no_extern_c=True, name_expressions=exprs, filename=kk.source)
+        f = mod.get_function(kk.entry)
+        dd = kk.make_inputs(size, 2)
+        for c in kk.constants:
+            addr, _ = mod.get_global(c)
+            mod.memory.write(addr, dd[c])
+        before = {a: (v.copy() if isinstance(v, np.ndarray) else v) for a, v in dd.items()}
+        grid, block, shared = kk.launch(size, 4)
+        f(*[InOut(v) if isinstance(v, np.ndarray) else v for v in kk.args(dd)], block=block, grid=grid, shared=shared)
+        return dd, before
+    d, before = run("layernorm_backward_llmc", 32)
+    _, dweight, dbias = _ln_grads(before)
+    assert np.allclose(d["dweight"], dweight, rtol=1e-4, atol=1e-6)
+    assert np.allclose(d["dbias"], dbias, rtol=1e-4, atol=1e-6)
+    d, before = run("causal_softmax_f16", 64)
+    y = d["dst"].astype(np.float64).reshape(-1, 64, 64)
+    upper = np.triu_indices(64, 1)
+    assert np.allclose(y.sum(axis=2), 1.0, atol=2e-2) and (y[:, upper[0], upper[1]] == 0).all()
+    d, before = run("histogram64_bytes", 30720)
+    parts = d["d_PartialHistograms"].reshape(-1, 64).astype(np.int64)
+    assert np.array_equal(parts.sum(axis=0), np.bincount(before["d_Data"].view(np.uint8) >> 2, minlength=64))
+    assert parts.sum() == 30720 and parts.sum(axis=1).max() <= 64 * 240
 
 
 def test_launch_bounds_signature():
