@@ -948,6 +948,13 @@ extern "C" __global__ void __launch_bounds__(256, 8) l2_store_q4x2(int iters, fl
   l2_store<float, 8, 2>(iters, buf, mask, v, st);
 }
 
+// _q4x8: each lane writes the 8 words of its own sector in 8 stores in a row (a run-length decode's, or a
+// thread's row of a small struct): the sector is written in part 8 times and whole at the end.
+extern "C" __global__ void __launch_bounds__(256, 8) l2_store_q4x8(int iters, float* buf, unsigned mask, float v,
+                                                                  float* sink, long long* st) {
+  l2_store<float, 8, 8>(iters, buf, mask, v, st);
+}
+
 extern "C" __global__ void __launch_bounds__(256, 8) l2_store_half(int iters, float* buf, unsigned mask, float v,
                                                                   float* sink, long long* st) {
   l2_store<float, 2>(iters, buf, mask, v, st);

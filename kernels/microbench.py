@@ -1028,7 +1028,10 @@ L2_STORES = (  # kernel suffix, bytes per lane, lanes per 128-byte line, what
      "lines per warp store"),
     ("half", 4, 16, "a float per lane at word 2 x index: 16 bytes of each sector of 2 lines per warp store"),
     ("q4x2", 4, 4, "_q4's stores, each followed at once by one to the next word: the same 32 sectors of 8 lines "
-     "written twice in a row by a warp (a struct's fields)"))
+     "written twice in a row by a warp (a struct's fields)"),
+    ("q4x8", 4, 4, "_q4's stores, each followed at once by seven to the next words: each lane writes its own "
+     "sector in 8 stores in a row, whole at the end (a run-length decode's runs)"))
+L2_STORES_STREAMED = ("full", "q4", "q4x8")  # again over 1 GiB: lines the L2 does not hold, written back to DRAM
 L2_RANDOM_MB = (8, 24, 40, 48, 64, 96, 192)
 
 
@@ -1050,6 +1053,21 @@ def m_l2_rates(b: Bench) -> None:
               f"over a 4 MiB buffer (L2-resident, rewritten over and over); {full}; bytes written / event time; "
               "glines_per_s = 128-byte lines written into (whole or in part) per second, lines_per_clk the same per "
               "SM clock cycle (block stamps), whole chip",
+              glines_per_s=lines / s / 1e9, lines_per_clk=lines / (s * r["clock_mhz"] * 1e6),
+              clock_mhz=r["clock_mhz"], ms=r["ms"], iters=r["iters"])
+    buf.free()
+    big_bytes = 1 << 30
+    buf = cuda.mem_alloc(big_bytes)
+    cuda.memset_d32(buf, 0, big_bytes // 4)
+    for kind in L2_STORES_STREAMED:
+        size, lanes_per_line, what = next((z, l, w) for k, z, l, w in L2_STORES if k == kind)
+        r = b.throughput(f"l2_store_{kind}", (buf, np.uint32(big_bytes // size - 1), np.float32(1)), 8, blocks,
+                         threads, 64, target_ms=b.target_ms / 3)
+        s = r["ms"] * 1e-3
+        lines = r["ops"] / lanes_per_line
+        b.fig(f"l2_store_{kind}_1g", r["ops"] * size / s / 1e9, "GB/s",
+              f"l2_store_{kind} over a 1 GiB buffer (each pass writes lines the L2 no longer holds; DRAM takes the "
+              f"write-backs): {what}; otherwise as l2_store_{kind}",
               glines_per_s=lines / s / 1e9, lines_per_clk=lines / (s * r["clock_mhz"] * 1e6),
               clock_mhz=r["clock_mhz"], ms=r["ms"], iters=r["iters"])
     buf.free()

@@ -37,7 +37,7 @@ REG_LIMIT = {**{k: 32 for k in ("mem_read", "mem_write", "mem_copy", "fp32_ffma"
                                 "barrier_ffma", "barrier_ffma_nobar")},
              "inflight_u8": 64, "deplat_bar": 64,
              **{k: 32 for k in ("l2_store_full", "l2_store_sector", "l2_store_vec", "l2_store_q4", "l2_store_q2",
-                                "l2_store_h16", "l2_store_half", "l2_store_q4x2", "l1_hit_line", "l1_hit_broadcast",
+                                "l2_store_h16", "l2_store_half", "l2_store_q4x2", "l2_store_q4x8", "l1_hit_line", "l1_hit_broadcast",
                                 "l2_random", "write_once")}}
 
 # kernel -> (SASS opcode the figure counts, how many per loop body at least)
@@ -457,7 +457,8 @@ NEW_FIGURES_2 = ({f"deplat_{c[0]}" for c in microbench.DEPLAT2_CHAINS}
                  | {f"blocks_queued_{k}" for k in ("1", "1_per_sm", "8_per_sm")}
                  | {f"event_overhead_{n}args_{us}us" for n in microbench.EO_ARGS for us in microbench.EO_SPIN_US}
                  | {"event_overhead_write64mb", "l2_store_full", "l2_store_sector", "l2_store_vec", "l2_store_q4",
-                    "l2_store_q2", "l2_store_h16", "l2_store_half", "l2_store_q4x2", "l1_hit_line",
+                    "l2_store_q2", "l2_store_h16", "l2_store_half", "l2_store_q4x2", "l2_store_q4x8",
+                    "l2_store_full_1g", "l2_store_q4_1g", "l2_store_q4x8_1g", "l1_hit_line",
                     "l1_hit_broadcast", "l2_random_8mb", "l2_random_64mb"})
 
 
