@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cudasim import CompileError, CompileResult, Launch, Resources, SourceModule, compile_cuda
+from cudasim import CompileError, CompileResult, Launch, LaunchError, Resources, SourceModule, compile_cuda
 from cudasim.gpus import GPU, UnknownGPU, get_gpu
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
@@ -383,13 +383,13 @@ def uneven_samples(grid: Dim3) -> int:
     return max(INTERIOR_SAMPLES, int(UNEVEN_BLOCKS ** (1 / max(dims, 1))) - 2)
 
 
-def load_variables(function, values: dict[str, np.ndarray]) -> None:
+def load_variables(function: Any, values: dict[str, np.ndarray]) -> None:
     """Write `values` into the module variables of the function's module (as cudaMemcpyToSymbol does)."""
     module = function.module
     for name, value in values.items():
         try:
             addr, size = module.get_global(name)
-        except Exception:  # noqa: BLE001 - the cudasim error names the variable
+        except LaunchError:
             raise TargetError(f"--data {name}: the kernel's module has no __constant__ or __device__ variable "
                               f"{name!r}") from None
         raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)

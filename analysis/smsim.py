@@ -378,6 +378,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
         deadlock = True
     # the kernel ends once its last block has finished and the stores still in flight have drained
     end = max(max(done_times) if done_times else 0.0, free["l2"], free["dram"], max(units.values(), default=0.0))
-    return Result(end, [t for _, t in sorted(zip(done_ids, done_times))], issued, {p: busy[p] for p in range(npipes) if busy[p]}, usage["l1"],
+    in_order = [t for _, t in sorted(zip(done_ids, done_times))]
+    return Result(end, in_order, issued, {p: busy[p] for p in range(npipes) if busy[p]}, usage["l1"],
                   usage["l2"], usage["dram"], {WAITS[i]: idle[i] for i in range(8) if idle[i]}, deadlock,
                   max(unit_busy.values(), default=0.0))

@@ -20,7 +20,9 @@ Bench sizes are simulated at two smaller sizes of the same kernel and the SM's c
 extrapolated linearly in the size (analysis.simulation); a launch with more blocks per SM than
 is worth simulating is extrapolated from the last wave's pace. The output says which. Where the
 sampled interior blocks did different work (loops that depend on the block or the data), the SM
-runs each of them in turn and the pace is their mean.
+runs each of them as often as the blocks it stands for, and a block whose longest warp runs far
+longer than theirs (rows sorted longest first) is run on the SM that starts it: the kernel ends no
+earlier than that block ("longest block", load imbalance).
 """
 from __future__ import annotations
 
@@ -250,7 +252,7 @@ class Prepared:
 
 
 LONGEST_BLOCKS_INSTRUCTIONS = 1_000_000  # warp instructions the run beside the longest block may issue
-LONGEST_WARP = 2.0  # a block whose longest warp runs this many times the longest the SM runs in turn is timed alone
+LONGEST_WARP = 2.0  # a block whose longest warp runs this many times the longest the SM runs in turn is timed apart
 KIND_SLOTS = 128  # at most this many blocks in the SM's turn of kinds that stand for unequal shares
 
 
@@ -308,7 +310,7 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     # a block whose longest warp is far longer than any the SM runs in turn (rows sorted longest first put
     # the heaviest in block 0) may end after every other: the kernel's critical path
     longest = None
-    span = {b: max(sum(bin(bits >> w & 1).count("1") * (prog.run_end(pc) - pc) for pc, bits in s.followed[b])
+    span = {b: max(sum((bits >> w & 1) * (prog.run_end(pc) - pc) for pc, bits in s.followed[b])
                    for w in range(-(-sim.threads_per_block // 32))) for b in s.followed}
     heavy = max(span, key=lambda b: (span[b], -b))
     if span[heavy] > LONGEST_WARP * max(span[b] for b in blocks):
