@@ -31,9 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import atomics, l2reuse, memaccess, sassflow, sassops, smsim
-from ..common import (SECTOR, WORK_SPREAD, Metric, Model, Sample, Simulation, View, active_lanes, interior, provenance,
-                      row_weights)
+from .. import atomics, memaccess, sassflow, sassops, smsim, traffic
+from ..common import WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
 RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm",
@@ -74,148 +73,6 @@ def rates(gpu) -> dict[str, float]:
              hmma_interval=4.0 * 1024 / r["tf32_mma_flop_per_clk_sm"],  # HMMA.1684: m16n8k4, 1024 FLOP
              dmma_interval=4.0 * 512 / r["fp64_mma_flop_per_clk_sm"])  # DMMA.8x8x4: 512 FLOP
     return r
-
-
-# ---- memory totals of a sample (for the DRAM bytes and the counts) ----------------------------------
-
-def _distinct(ev, act, shift: int) -> np.ndarray:
-    first = ev.addrs.astype(np.uint64)
-    last = first + np.uint64(max(int(ev.size), 1) - 1)
-    both = np.concatenate([act, act], axis=1)
-    k = np.concatenate([first >> np.uint64(shift), last >> np.uint64(shift)], axis=1).astype(np.int64)
-    k = np.where(both, k, np.iinfo(np.int64).max)
-    k.sort(axis=1)
-    new = np.ones_like(k, dtype=bool)
-    new[:, 1:] = k[:, 1:] != k[:, :-1]
-    return (new & (k != np.iinfo(np.int64).max)).sum(axis=1)
-
-
-def _array_of(starts: np.ndarray, sec: np.ndarray) -> np.ndarray:
-    """Per 32-byte sector, which array (by start address, ascending) holds it; -1 before the first."""
-    return np.searchsorted(starts, sec << 5, side="right") - 1 if len(starts) else np.full(len(sec), -1)
-
-
-def memory_totals(s: Sample) -> dict:
-    """Global requests, sectors and lines over the sample's grid, and per array passed (in argument
-    order): its bytes and the distinct bytes the simulated blocks load and store in it, scaled to the
-    grid (the DRAM bytes are those, at most the array: blocks that share data fetch it once)."""
-    prov = provenance(s.trace, s.weights)
-    traced = len(s.weights) if s.weights else s.blocks_run
-    scale = s.blocks_total / max(traced, 1)
-    c = {k: 0.0 for k in ("ld_requests", "ld_sectors", "ld_lines", "st_requests", "st_sectors", "st_lines")}
-    keys: dict[str, list] = {"ld": [], "st": [], "atom": []}
-    blocks_of: dict[str, dict[int, list]] = {"ld": {}, "st": {}}
-    for ev in s.trace.events:
-        if ev.space != "global" or len(ev) == 0:
-            continue
-        atomic = ev.op in ("red", "atom")
-        op = "st" if ev.op == "st" or atomic else "ld"
-        rw = row_weights(ev, prov)
-        act = active_lanes(ev.masks)
-        c[f"{op}_requests"] += float(rw.sum())
-        c[f"{op}_sectors"] += float((_distinct(ev, act, 5) * rw).sum())
-        c[f"{op}_lines"] += float((_distinct(ev, act, 7) * rw).sum())
-        sec = (ev.addrs.astype(np.uint64) >> np.uint64(5)).astype(np.int64)
-        # an atomic reads its line into L2 as a load does (DRAM reads and L2 reuse), and writes it
-        for side in ("st", "ld") if atomic else (op,):
-            keys[side].append(sec[act])
-            for blk in np.unique(ev.blocks):
-                rows = ev.blocks == blk
-                blocks_of[side].setdefault(int(blk), []).append(sec[rows][act[rows]])
-        if atomic:
-            keys["atom"].append(sec[act])
-    order = sorted(range(len(s.buffers)), key=lambda i: s.buffers[i][0])
-    starts = np.array([s.buffers[i][0] for i in order], dtype=np.int64)
-    # per array: bytes, distinct bytes loaded, stored (over the grid), loads offered to L2 (each block's
-    # distinct sectors, summed over the grid), the dimensions along which blocks share what they load,
-    # whether a block's loads span most of it, the share of its loads other sampled blocks load too,
-    # whether atomics update it
-    arrays = [[float(n), 0.0, 0.0, 0.0, (), False, 0.0, False] for _, n in s.buffers]
-    unplaced = {"ld": 0.0, "st": 0.0}
-    # each traced block stands for weight(b) blocks (sampling that follows where the work is, as refine_1d
-    # does, places blocks unevenly); the grid's distinct sectors are the weighted sum of the blocks' own,
-    # times the sharing the sample shows (its distinct sectors over the sum of its blocks' own)
-    def weight(b: int) -> float:
-        return s.weights.get(b, 0.0) if s.weights else scale
-    for j, op in enumerate(("ld", "st")):
-        if not keys[op]:
-            continue
-        sec = np.unique(np.concatenate(keys[op]))
-        which = _array_of(starts, sec)
-        own = np.zeros(len(starts) + 1)  # per array (last: unplaced), the sum of blocks' distinct sectors
-        weighted = np.zeros(len(starts) + 1)
-        for blk, secs in blocks_of[op].items():
-            got = _array_of(starts, np.unique(np.concatenate(secs)))
-            n_of = np.bincount(np.where(got < 0, len(starts), got), minlength=len(starts) + 1)
-            own += n_of
-            weighted += n_of * weight(blk)
-        factor = np.divide(weighted, own, out=np.full(len(own), scale), where=own > 0)
-        for b, n in zip(*np.unique(which, return_counts=True)):
-            if b < 0:
-                unplaced[op] += float(n) * SECTOR * float(factor[-1])
-            else:
-                arrays[order[b]][1 + j] = float(n) * SECTOR * float(factor[b])
-    if len(starts) and keys["atom"]:
-        sec = np.unique(np.concatenate(keys["atom"]))
-        for b in np.unique(_array_of(starts, sec)):
-            if b >= 0:
-                arrays[order[b]][7] = True
-    if len(starts) and blocks_of["ld"]:
-        per_block: dict[int, dict[int, set]] = {}  # array -> block -> sectors
-        for blk, secs in blocks_of["ld"].items():
-            sec = np.unique(np.concatenate(secs))
-            which = _array_of(starts, sec)
-            for b in np.unique(which[which >= 0]):
-                per_block.setdefault(order[b], {})[blk] = set(sec[which == b].tolist())
-        for a, by_block in per_block.items():
-            arrays[a][3] = sum(len(v) * weight(blk) for blk, v in by_block.items()) * SECTOR
-            arrays[a][4] = l2reuse.shared_dims({s.trace.block_coords(blk): v for blk, v in by_block.items()})
-            span = np.median([(max(v) - min(v) + 1) * SECTOR for v in by_block.values()])
-            arrays[a][5] = bool(span > 0.25 * s.buffers[a][1])
-            seen: dict[int, int] = {}
-            for v in by_block.values():
-                for x in v:
-                    seen[x] = seen.get(x, 0) + 1
-            offered = sum(len(v) for v in by_block.values())
-            arrays[a][6] = sum(1 for v in by_block.values() for x in v if seen[x] > 1) / offered if offered else 0.0
-    c["arrays"] = arrays
-    c["unplaced_ld"], c["unplaced_st"] = unplaced["ld"], unplaced["st"]
-    return c
-
-
-def dram_bytes(arrays: list, unplaced_ld: float, unplaced_st: float, grid: tuple[int, int, int], wave: int,
-               capacity: float) -> tuple[float, float]:
-    """(DRAM bytes read, written): stores, per array the distinct bytes, at most the array; loads and
-    atomics, the footprints plus what L2 does not keep between the blocks that reuse them
-    (analysis.l2reuse); atomics write back what they fetched again."""
-    read = [a for a in arrays if a[1] > 0]
-    uses = [l2reuse.ArrayUse(min(n, ld), max(off, min(n, ld)), dims, sc, hot, ld) for n, ld, _, off, dims, sc, hot, _
-            in read]
-    per = l2reuse.reads_per_array(uses, grid, wave, capacity)
-    # an atomic leaves its line dirty in L2: what an updated array's lines are fetched again, they are
-    # written back again
-    again = sum(r - u.footprint for r, u, a in zip(per, uses, read) if a[7])
-    return sum(per) + unplaced_ld, sum(min(n, st) for n, _, st, *_ in arrays) + again + unplaced_st
-
-
-DRAM_SOURCE = ("per array passed, the distinct 32-B sectors the simulated blocks touch, scaled to the grid, at most the "
-               "array; loads reused across blocks refetched as far as L2 does not keep them (analysis.l2reuse)")
-
-
-def _grow(a: float, b: float, s1: float, s2: float, s: float) -> float:
-    """a at size s1 and b at s2, at size s: a power of the size (an array's bytes grow as n, n^2 ...)."""
-    if a <= 0 or b <= 0 or b == a:
-        return b
-    return b * (s / s2) ** (math.log(b / a) / math.log(s2 / s1))
-
-
-def dram_byte_rate(r: dict[str, float], rd: float, wr: float) -> float:
-    """Bytes per second DRAM moves for this mix: reads and writes at their measured rates, the part
-    that pairs a read with a write at the measured copy rate."""
-    pair = min(rd, wr)
-    t = (rd - pair) / (r["dram_read_gbs"] * 1e9) + (wr - pair) / (r["dram_write_gbs"] * 1e9) + \
-        2 * pair / (r["dram_copy_gbs"] * 1e9)
-    return (rd + wr) / t if t > 0 else r["dram_read_gbs"] * 1e9
 
 
 # ---- one SM at one sample size ------------------------------------------------------------------------
@@ -318,7 +175,7 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         blocks.append(heavy)
         share.append(0.0)
         longest = len(kinds) - 1
-    return Prepared(s, block, kinds, memory_totals(s), blocks, share, order, longest)
+    return Prepared(s, block, kinds, traffic.memory_totals(s), blocks, share, order, longest)
 
 
 def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, resident: int, f_rd: float,
@@ -446,16 +303,16 @@ def _memory_at_size(sim: Simulation, preps: list[Prepared], wave: int, capacity:
     grid = sim.grid
     if len(preps) == 1:
         arrays, ul, us_, miss, stored = per(preps[0])
-        rd, wr = dram_bytes(arrays, ul, us_, grid, wave, capacity)
+        rd, wr = traffic.dram_bytes(arrays, ul, us_, grid, wave, capacity)
         return rd, wr, miss * sim.blocks, stored * sim.blocks
     (s1, s2), (a, b) = [p.sample.size for p in preps], [per(p) for p in preps]
     size = sim.size
     if len(a[0]) == len(b[0]):
-        arrays = [[_grow(x[k], y[k], s1, s2, size) for k in range(4)] + y[4:] for x, y in zip(a[0], b[0])]
+        arrays = [[traffic.grow(x[k], y[k], s1, s2, size) for k in range(4)] + y[4:] for x, y in zip(a[0], b[0])]
     else:
         arrays = b[0]
-    rd, wr = dram_bytes(arrays, _grow(a[1], b[1], s1, s2, size), _grow(a[2], b[2], s1, s2, size), grid, wave,
-                        capacity)
+    rd, wr = traffic.dram_bytes(arrays, traffic.grow(a[1], b[1], s1, s2, size), traffic.grow(a[2], b[2], s1, s2, size),
+                                grid, wave, capacity)
     t = (size - s1) / (s2 - s1)
     miss = max(0.0, a[3] + (b[3] - a[3]) * t) * sim.blocks
     stored = max(0.0, a[4] + (b[4] - a[4]) * t) * sim.blocks
@@ -498,7 +355,7 @@ def analyze(sim: Simulation) -> dict:
     rd, wr, miss, stored = _memory_at_size(sim, preps, resident * active, r["l2_random_capacity_mb"] * 2 ** 20)
     f_rd = min(1.0, rd / miss) if miss > 0 else 0.0
     f_wr = min(1.0, wr / stored) if stored > 0 else 0.0
-    rate = dram_byte_rate(r, rd, wr)
+    rate = traffic.dram_byte_rate(r, rd, wr)
     last = sm_cycles(preps[-1], r, active, busiest, resident, f_rd, f_wr, rate)  # the size nearest the asked one
     runs = [sm_cycles(p, r, active, busiest, resident, f_rd, f_wr, rate, last["dram_u"]) for p in preps[:-1]] + [last]
     run, how = _extrapolate(sim, runs)
@@ -546,7 +403,7 @@ def analyze(sim: Simulation) -> dict:
                       "simulated_blocks": run["simulated_blocks"]},
             "achieved": {"flop_per_s": flops / (total_us * 1e-6), "dram_bytes_per_s": dram / (total_us * 1e-6),
                          "flops_source": "catalog" if sim.flops is not None else "estimated: 64 x FMA instructions"},
-            "dram_source": DRAM_SOURCE, "advice": advice(limiter, us, body_us, waits, resident * warps_pb),
+            "dram_source": traffic.DRAM_SOURCE, "advice": advice(limiter, us, body_us, waits, resident * warps_pb),
             "notes": list(sim.notes) + _unknown_note(preps[-1].sample.listing)}
 
 
