@@ -118,6 +118,7 @@ def test_layers_import_downward():
     # what a model may read: the shared types and the timing model's engine, which reads no model
     # layer above it (no pipeline, registry or command line)
     engine = {"analysis.smsim", "analysis.sassflow", "analysis.sassops", "analysis.memaccess", "analysis.l2reuse",
+              "analysis.traffic",
               "analysis.atomics",
               "analysis.sass"}
     allowed = {"analysis", "analysis.models", "analysis.common", "analysis.draw", "analysis.present"} | engine
