@@ -164,7 +164,8 @@ def make_args(params: list[Param], specs: dict[str, str], threads: int,
     """Kernel arguments from `--arg` specs, and the contents `--data` gives the source's module variables;
     returns (args, notes about defaults, variables' contents)."""
     variables = variables or {}
-    unknown = set(specs) - {p.name for p in params} - set(variables)
+    names = {p.name for p in params}
+    unknown = set(specs) - names - set(variables)
     if unknown:
         raise TargetError(f"--arg {sorted(unknown)[0]}: no such parameter; the kernel takes "
                           + ", ".join(p.name for p in params))
@@ -172,7 +173,7 @@ def make_args(params: list[Param], specs: dict[str, str], threads: int,
     notes: list[str] = []
     for v in variables.values():
         spec = specs.get(v.name)
-        if v.name in {p.name for p in params}:
+        if v.name in names:
             continue
         if spec is not None and not spec.startswith(_DATA):
             raise TargetError(f"--arg {v.name}: {v.name} is a {v.space} variable, not a parameter; give its "

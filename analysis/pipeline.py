@@ -385,18 +385,11 @@ def uneven_samples(grid: Dim3) -> int:
 
 def load_variables(function: Any, values: dict[str, np.ndarray]) -> None:
     """Write `values` into the module variables of the function's module (as cudaMemcpyToSymbol does)."""
-    module = function.module
     for name, value in values.items():
         try:
-            addr, size = module.get_global(name)
-        except LaunchError:
-            raise TargetError(f"--data {name}: the kernel's module has no __constant__ or __device__ variable "
-                              f"{name!r}") from None
-        raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
-        if raw.nbytes > size:
-            raise TargetError(f"--data {name}: {raw.nbytes} bytes given, the variable holds {size}: give at most "
-                              f"{size // max(value.itemsize, 1)} elements")
-        module.memory.write(addr, raw)
+            function.module.set_global(name, value)
+        except LaunchError as e:
+            raise TargetError(f"--data {name}: {e}") from None
 
 
 def _function(launch: ResolvedLaunch, compiled: Compiled):

@@ -72,6 +72,13 @@ def memory_totals(s: Sample) -> dict:
     # times the sharing the sample shows (its distinct sectors over the sum of its blocks' own)
     def weight(b: int) -> float:
         return s.weights.get(b, 0.0) if s.weights else scale
+    # per side and block: its distinct sectors and the array (by start) each is in
+    mine: dict[str, dict[int, tuple[np.ndarray, np.ndarray]]] = {}
+    for op, by_block in blocks_of.items():
+        mine[op] = {}
+        for blk, secs in by_block.items():
+            sec = np.unique(np.concatenate(secs))
+            mine[op][blk] = (sec, _array_of(starts, sec))
     for j, op in enumerate(("ld", "st")):
         if not keys[op]:
             continue
@@ -79,8 +86,7 @@ def memory_totals(s: Sample) -> dict:
         which = _array_of(starts, sec)
         own = np.zeros(len(starts) + 1)  # per array (last: unplaced), the sum of blocks' distinct sectors
         weighted = np.zeros(len(starts) + 1)
-        for blk, secs in blocks_of[op].items():
-            got = _array_of(starts, np.unique(np.concatenate(secs)))
+        for blk, (_, got) in mine[op].items():
             n_of = np.bincount(np.where(got < 0, len(starts), got), minlength=len(starts) + 1)
             own += n_of
             weighted += n_of * weight(blk)
@@ -97,9 +103,7 @@ def memory_totals(s: Sample) -> dict:
                 arrays[order[b]][7] = True
     if len(starts) and blocks_of["ld"]:
         per_block: dict[int, dict[int, set]] = {}  # array -> block -> sectors
-        for blk, secs in blocks_of["ld"].items():
-            sec = np.unique(np.concatenate(secs))
-            which = _array_of(starts, sec)
+        for blk, (sec, which) in mine["ld"].items():
             for b in np.unique(which[which >= 0]):
                 per_block.setdefault(order[b], {})[blk] = set(sec[which == b].tolist())
         for a, by_block in per_block.items():

@@ -119,6 +119,16 @@ class SourceModule:
             self._functions[entry] = Function(self, entry, name, res)
         return self._functions[entry]
 
+    def set_global(self, name: str, value: np.ndarray) -> None:
+        """Write `value`'s bytes at the start of a `__device__` or `__constant__` variable, as
+        cudaMemcpyToSymbol does (PyCUDA: memcpy_htod to get_global's address)."""
+        addr, size = self.get_global(name)
+        raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8)
+        if raw.nbytes > size:
+            raise LaunchError(f"{raw.nbytes} bytes given, the variable holds {size}: give at most "
+                              f"{size // max(np.asarray(value).itemsize, 1)} elements")
+        self.memory.write(addr, raw)
+
     def get_global(self, name: str) -> tuple[int, int]:
         """(device address, size in bytes) of a `__device__` or `__constant__` variable."""
         for v in self.module.globals:

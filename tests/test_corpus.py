@@ -128,8 +128,7 @@ def test_computes_its_reference_in_cudasim(kset, name):
     inputs = k.make_inputs(SMALL[kset][name], 1)
     orig = {a: (v.copy() if isinstance(v, np.ndarray) else v) for a, v in inputs.items()}
     for c in k.constants:
-        addr, _ = mod.get_global(c)
-        mod.memory.write(addr, inputs[c])
+        mod.set_global(c, inputs[c])
     grid, block, shared = k.launch(SMALL[kset][name], 4)
     args = [InOut(v) if isinstance(v, np.ndarray) else v for v in k.args(inputs)]
     if (kset, name) in REFUSED:  # cudasim refuses it (recorded in the comparison)
@@ -352,6 +351,22 @@ def _gf_mul_plain(a: int, b: int) -> int:
     return r
 
 
+def _run_in_cudasim(kk, n: int) -> tuple[dict, dict]:
+    """A set's kernel at size n in cudasim, its __constant__ inputs written first: (the inputs after the
+    launch, a copy from before)."""
+    from cudasim import InOut, SourceModule
+    exprs = [kk.entry] if "<" in kk.entry else []
+    mod = SourceModule(kk.path.read_text(), no_extern_c=True, name_expressions=exprs, filename=kk.source)
+    f = mod.get_function(kk.entry)
+    dd = kk.make_inputs(n, 2)
+    for c in kk.constants:
+        mod.set_global(c, dd[c])
+    before = {a: (v.copy() if isinstance(v, np.ndarray) else v) for a, v in dd.items()}
+    grid, block, shared = kk.launch(n, 4)
+    f(*[InOut(v) if isinstance(v, np.ndarray) else v for v in kk.args(dd)], block=block, grid=grid, shared=shared)
+    return dd, before
+
+
 def test_holdout6_references():
     """Held-out references and outputs the entries do not check: the pathfinder DP by a plain loop,
     the GF(2^8) tables and a parity word by shift-and-add, the b+tree walked as the kernel walks it,
@@ -360,7 +375,6 @@ def test_holdout6_references():
     values (stability), MRI-Q's Qi, the dropout mask, the flash-attention statistics, the Fluids
     cells and ranks."""
     need_nvrtc()
-    from cudasim import InOut, SourceModule
     from corpus.holdout6.manifest import (BT_ORDER, BT_WORDS, JDS_NNZ, JDS_PADDED, RS_K, RS_M, _drop_keep,
                                           _fl_cells, _gf_mul_table, _gf_tables, _jds_counts, _jds_inputs, _mriq_q,
                                           _pr_cells, _radix_order, _srad_fields)
@@ -422,18 +436,7 @@ def test_holdout6_references():
     assert abs(padded / JDS_PADDED - 1) < 0.02 and abs(real / JDS_NNZ - 1) < 0.02 and padded >= real
 
     def run(name, n):
-        kk = h6.get(name)
-        exprs = [kk.entry] if "<" in kk.entry else []
-        mod = SourceModule(kk.path.read_text(), no_extern_c=True, name_expressions=exprs, filename=kk.source)
-        f = mod.get_function(kk.entry)
-        dd = kk.make_inputs(n, 2)
-        for c in kk.constants:
-            addr, _ = mod.get_global(c)
-            mod.memory.write(addr, dd[c])
-        before = {a: (v.copy() if isinstance(v, np.ndarray) else v) for a, v in dd.items()}
-        grid, block, shared = kk.launch(n, 4)
-        f(*[InOut(v) if isinstance(v, np.ndarray) else v for v in kk.args(dd)], block=block, grid=grid, shared=shared)
-        return dd, before
+        return _run_in_cudasim(h6.get(name), n)
     d, before = run("srad_v1", 24)
     for got, ref in zip((d["d_dN"], d["d_dS"], d["d_dW"], d["d_dE"]), _srad_fields(before)):
         assert np.array_equal(got.astype(np.float64), ref)  # differences of floats, rounded once
@@ -482,7 +485,6 @@ def test_holdout7_references():
 
     import networkx as nx
 
-    from cudasim import InOut, SourceModule
     from corpus.holdout7.manifest import (BO_STEPS, CFD_GAMMA, LMD_PAR, PC_COLLIDER, PC_COLLIDER_R, _aes_encrypt_words,
                                           _aes_key_schedule, _aes_sbox, _aes_tables, _bo_ref, _chacha_blocks,
                                           _ln_grads, _pc_collide, _pc_side, _primitive_polys, _sobol_points)
@@ -690,18 +692,7 @@ def test_holdout7_references():
     assert contacts > nn and np.allclose(k.reference(d).reshape(nn, 4), want, rtol=0, atol=1e-15)
 
     def run(name, size):
-        kk = h7.get(name)
-        exprs = [kk.entry] if "<" in kk.entry else []
-        mod = SourceModule(kk.path.read_text(), no_extern_c=True, name_expressions=exprs, filename=kk.source)
-        f = mod.get_function(kk.entry)
-        dd = kk.make_inputs(size, 2)
-        for c in kk.constants:
-            addr, _ = mod.get_global(c)
-            mod.memory.write(addr, dd[c])
-        before = {a: (v.copy() if isinstance(v, np.ndarray) else v) for a, v in dd.items()}
-        grid, block, shared = kk.launch(size, 4)
-        f(*[InOut(v) if isinstance(v, np.ndarray) else v for v in kk.args(dd)], block=block, grid=grid, shared=shared)
-        return dd, before
+        return _run_in_cudasim(h7.get(name), size)
     d, before = run("layernorm_backward_llmc", 32)
     _, dweight, dbias = _ln_grads(before)
     assert np.allclose(d["dweight"], dweight, rtol=1e-4, atol=1e-6)

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
         mod = SourceModule.from_ptx(target.ptx, target.compiled, memory=GlobalMemory())
         f = mod.get_function(target.kernel)
         for name, value in target.variables.items():  # as cudaMemcpyToSymbol before the launch
-            mod.memory.write(mod.get_global(name)[0], np.ascontiguousarray(value).reshape(-1).view(np.uint8))
+            mod.set_global(name, value)
         chk = f.checked_program.checker
         chk.limit, chk.timeout = a.limit, a.timeout
         chk.progress = _progress
