@@ -1017,6 +1017,60 @@ extern "C" __global__ void __launch_bounds__(256, 8) l2_random(int iters, const 
 }
 
 // ---------------------------------------------------------------------------------------------
+// L1's data stage by lane pattern (group "l1_patterns"). Lane l of every warp reads (or writes)
+// B bytes at base + offs[l] + S x j for j = 0..15 each loop iteration: 16 independent accesses,
+// folded by XOR after all are issued. offs (a pattern of lanes over lines, sectors and banks) comes
+// from the host, so one kernel serves every pattern; the index in the name (l1p_<mode><bytes>_<k>)
+// only tells the pattern's launches apart in a profiler's listing. _hit: the same lines every
+// iteration (base + (it & zero)), so after the first they hit in L1; _miss: each warp a new
+// 256 KiB window of a 1 GiB buffer every iteration, so every access misses in L1; _st: stores to
+// _hit's addresses.
+template <int MODE, int BYTES, int STEP>
+__device__ __forceinline__ void l1p(int iters, unsigned* buf, const unsigned* offs, unsigned mask, float* sink,
+                                    long long* st) {
+  STAMP_BEGIN
+  const unsigned wid = (blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+  const unsigned nwarps = (gridDim.x * blockDim.x) >> 5;
+  const char* base = (const char*)buf + offs[threadIdx.x & 31];
+  unsigned acc = 0;
+#pragma unroll 1
+  for (int it = 0; it < iters; it++) {
+    const size_t win = MODE == 1 ? ((size_t)((unsigned)it * nwarps + wid) << 18) & mask : (size_t)(it & mask);
+    const char* p = base + win;
+#pragma unroll
+    for (int j = 0; j < 16; j++) {
+      const char* q = p + STEP * j;
+      if (MODE == 2) {
+        if (BYTES == 16) asm volatile("st.global.v4.u32 [%0], {%1, %1, %1, %1};" :: "l"(q), "r"(it) : "memory");
+        else asm volatile("st.global.u32 [%0], %1;" :: "l"(q), "r"(it) : "memory");
+      } else if (BYTES == 16) {
+        unsigned a, b, c, d;
+        asm volatile("ld.global.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(a), "=r"(b), "=r"(c), "=r"(d) : "l"(q));
+        acc ^= a ^ b ^ c ^ d;
+      } else {
+        unsigned v;
+        asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(q));
+        acc ^= v;
+      }
+    }
+  }
+  if (acc == 0xdeadbeefu) sink[0] = 1.f;
+  STAMP_END(st)
+}
+
+#define L1P_ONE(NAME, MODE, B, S, K)                                                                                \
+  extern "C" __global__ void __launch_bounds__(1024, 2) NAME##B##_##K(int iters, unsigned* buf, const unsigned* offs, \
+      unsigned mask, float* sink, long long* st) { l1p<MODE, B, S>(iters, buf, offs, mask, sink, st); }
+#define L1P(K, B, S) L1P_ONE(l1p_hit, 0, B, S, K) L1P_ONE(l1p_miss, 1, B, S, K) L1P_ONE(l1p_st, 2, B, S, K)
+
+// pattern K, bytes per lane B, step S: as L1_PATTERNS in kernels/microbench.py lists them (a test holds them equal)
+L1P(0, 4, 8192) L1P(1, 4, 8192) L1P(2, 4, 8192) L1P(3, 4, 8192) L1P(4, 4, 8192) L1P(5, 4, 8192) L1P(6, 4, 8192)
+L1P(7, 4, 8192) L1P(8, 4, 8192) L1P(9, 4, 8192) L1P(10, 4, 8192) L1P(11, 4, 8192) L1P(12, 4, 8192)
+L1P(13, 4, 8192) L1P(14, 4, 128) L1P(15, 4, 128) L1P(16, 4, 8192) L1P(17, 4, 8192) L1P(18, 16, 8192)
+L1P(19, 16, 8192) L1P(20, 4, 128) L1P(21, 4, 128) L1P(22, 4, 128) L1P(23, 4, 128) L1P(24, 4, 128)
+L1P(25, 4, 128) L1P(26, 4, 128) L1P(27, 4, 128) L1P(28, 4, 128) L1P(29, 4, 8192) L1P(30, 4, 8192) L1P(31, 4, 8192)
+
+// ---------------------------------------------------------------------------------------------
 // Global atomics by address pattern. Every thread adds 1 to `iters` words of a table of
 // mask + 1 words (a power of two), result unused (REDG.E.ADD), words chosen by a hash of
 // (key, i): mode 0 each lane its own random word (key: the thread), mode 1 one random word for

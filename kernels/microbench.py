@@ -44,6 +44,9 @@ address), plus 8 VIADD/IADD3 (_sector: 5 LEA + 3 IMAD) stepping the index, and i
 float4 between in-flight stores; l1_hit_line, _broadcast 16 LDG.E from one address register (offsets 1 KiB apart in
 the immediate), all before 8 LOP3.LUT fold them, plus 4 (_broadcast: 5, uniform) forming the iteration's address;
 l2_random 8 x (IMAD, the LCG; IMAD.HI.U32, the index; IMAD.WIDE.U32; LDG.E.STRONG.GPU), all before 8 FADD, and a MOV.
+l1p_hit/_miss/_st (l1_patterns) 16 LDG.E (LDG.E.128, STG.E, STG.E.128) from one address register, the step in the
+immediate, folded by LOP3.LUT (at least 13 of the 4-byte loads in flight before the first fold), plus 4 (_miss: 6)
+forming the iteration's window.
 blocks_empty and blocks_smem8k run the same LDC, ULDC, ISETP, @!P0 EXIT (8192 bytes of static shared memory in the
 second); eo_args<N> spin on CS2R SR_GLOBALTIMERLO; write_once one STG.E.128 per thread between the block stamps.
 """
@@ -63,7 +66,7 @@ SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
 GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
           "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates",
-          "atomic_patterns", "grid2d", "deplat_cvt"]
+          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns"]
 FFMA_ARGS = (np.float32(0.9999), np.float32(1e-4))  # b < 1, c > 0: fp32_ffma's x stays positive
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
@@ -1105,6 +1108,86 @@ def m_l2_rates(b: Bench) -> None:
     big.free()
 
 
+def _l1_random(seed: int, window: int):
+    """Lane -> a random 4-byte word of a `window`-byte window (a fixed seed: the same pattern every run)."""
+    return lambda lanes: 4 * np.random.default_rng(seed).integers(0, window // 4, len(lanes))
+
+
+L1_PATTERNS = (  # name, bytes per lane, lane -> byte offset, step between a thread's 16 accesses, what
+    ("line", 4, lambda l: 4 * l, 8192, "lane l word l of one line"),
+    ("broadcast", 4, lambda l: 0 * l, 8192, "every lane the same word"),
+    ("l2", 4, lambda l: 128 * (l // 16) + 4 * (l % 16), 8192, "2 lines, sectors 0-1 of each"),
+    ("l4_s0", 4, lambda l: 128 * (l % 4) + 4 * (l // 4), 8192, "4 lines, sector 0 of each (8 words)"),
+    ("l8_s0", 4, lambda l: 128 * (l % 8) + 4 * (l // 8), 8192, "8 lines, sector 0 of each (4 words)"),
+    ("l8_full", 4, lambda l: 128 * (l // 4) + 32 * (l % 4), 8192, "8 lines, word 0 of all 4 sectors of each"),
+    ("l8_full_banks", 4, lambda l: 128 * (l // 4) + 32 * (l % 4) + 4 * (l // 4), 8192,
+     "8 lines, one word of all 4 sectors of each, every lane its own bank"),
+    ("l16_s0", 4, lambda l: 128 * (l % 16) + 4 * (l // 16), 8192, "16 lines, sector 0 of each (2 words)"),
+    ("l16_s01", 4, lambda l: 128 * (l // 2) + 32 * (l % 2), 8192, "16 lines, sectors 0 and 1 of each"),
+    ("l16_spread", 4, lambda l: 128 * (l // 2) + 32 * (l % 2 + 2 * (l // 2 % 2)), 8192,
+     "16 lines, two sectors of each: 0-1 in even lines, 2-3 in odd (8 sectors at each position)"),
+    ("l32_s0", 4, lambda l: 128 * l, 8192, "32 consecutive lines, word 0 of each"),
+    ("l32_spread", 4, lambda l: 128 * l + 32 * (l % 4), 8192, "32 consecutive lines, sector l mod 4 of line l"),
+    ("l32_banks", 4, lambda l: 128 * l + 4 * l, 8192, "32 consecutive lines, word l of line l (every lane its own bank)"),
+    ("l32_s0_b8", 4, lambda l: 128 * l + 4 * (l % 8), 8192, "32 consecutive lines, sector 0, word l mod 8"),
+    ("l32_1k", 4, lambda l: 1024 * l, 128, "32 lines 1 KiB apart, word 0 of each"),
+    ("l32_4k", 4, lambda l: 4096 * l, 128, "32 lines 4 KiB apart, word 0 of each"),
+    ("random", 4, _l1_random(ATOMS_SEED, 8192), 8192, "a random word of an 8 KiB window per lane (28 lines)"),
+    ("l4_full", 4, lambda l: 128 * (l // 8) + 16 * (l % 8), 8192, "4 lines, 2 words of each of their 4 sectors"),
+    ("v_line", 16, lambda l: 16 * l, 8192, "16 bytes per lane: 4 whole lines"),
+    ("v_l32", 16, lambda l: 128 * l, 8192, "16 bytes per lane: 32 consecutive lines, the first 16 bytes of each"),
+    *((f"l8_stride{1 << k}", 4, lambda l, k=k: 128 * (l % 8 << k) + 4 * (4 * (l % 8) + l // 8), 128,
+       f"8 lines {1 << k} lines apart, 4 words of each, every lane its own bank: which line bits spread lines "
+       "over the tag stage")
+      for k in range(9)),
+    ("random_b", 4, _l1_random(ATOMS_SEED + 1, 8192), 8192, "as random, another seed"),
+    ("random_c", 4, _l1_random(ATOMS_SEED + 2, 8192), 8192, "as random, a third seed"),
+    ("random_wide", 4, _l1_random(ATOMS_SEED, 65536), 8192, "a random word of a 64 KiB window per lane"))
+L1_MODES = (("hit", "loads (ld.global, cached in L1) of the same lines every iteration: L1 hits after the first"),
+            ("miss", "loads (ld.global) of a new 256 KiB window of a 1 GiB buffer per warp every iteration: L1 misses"),
+            ("st", "stores (st.global) to the hit loads' addresses"))
+
+
+def l1_pattern_shape(offs: np.ndarray, size: int) -> dict:
+    """What a warp access at byte offsets `offs` (`size` bytes per lane) touches: lines, sectors, the most sectors
+    at one position of their lines (0-3), and the most distinct 4-byte words in one of the 32 banks."""
+    words = np.unique(np.concatenate([offs // 4 + k for k in range(max(size // 4, 1))]))
+    sectors = np.unique(words // 8)
+    banks = np.bincount(words % 32, minlength=32)
+    return {"lines": int(len(np.unique(sectors // 4))), "sectors": int(len(sectors)),
+            "sectors_per_position_max": int(np.bincount(sectors % 4, minlength=4).max()),
+            "words_per_bank_max": int(banks.max())}
+
+
+def m_l1_patterns(b: Bench) -> None:
+    """L1's cycles per warp-level global access by lane pattern (lines, sectors, banks), hits, misses and stores (l1p_*):
+    the tag stage's and the data stage's wavefronts apart."""
+    cuda = b.cuda
+    nbytes = 1 << 30
+    buf = cuda.mem_alloc(nbytes)
+    cuda.memset_d32(buf, 0, nbytes // 4)
+    offs_dev = cuda.mem_alloc(4 * 32)
+    lanes = np.arange(32)
+    blocks = b.sms * 2
+    for k, (name, size, offsets, step, what) in enumerate(L1_PATTERNS):
+        offs = np.asarray(offsets(lanes), np.uint32)
+        cuda.memcpy_htod(offs_dev, offs)
+        shape = l1_pattern_shape(offs.astype(np.int64), size)
+        for mode, how in L1_MODES:
+            mask = nbytes - 1 if mode == "miss" else 0
+            kernel = f"l1p_{mode}{size}_{k}"
+            r = b.throughput(kernel, (buf, offs_dev, np.uint32(mask)), 16, blocks, 1024, 16,
+                             target_ms=b.target_ms / 3)
+            b.fig(f"l1p_{mode}_{name}", 32 / per_clk_sm(b, r["ops"], r), "clk/warp-request/SM",
+                  f"{kernel}: {how}; lanes: {what} ({size} bytes each); 16 independent accesses per thread per loop "
+                  f"iteration, {step} bytes apart; {blocks} blocks x 1024 threads (2048 per SM); SM cycles per "
+                  "warp-level access (event time x clock x SMs / warp accesses)",
+                  kernel=kernel, offsets=offs.tolist(), bytes=size, **shape, clock_mhz=r["clock_mhz"], ms=r["ms"],
+                  iters=r["iters"])
+    offs_dev.free()
+    buf.free()
+
+
 ATOMIC_WORDS = (32, 256, 1024, 8192, 1 << 16, 1 << 22)  # table sizes of atomic_global_pattern (16 MiB at most: L2)
 ATOMIC_MODES = ((0, "lane", "each lane its own random word"), (1, "warp", "one random word per warp, all lanes on it"),
                 (2, "line", "one random line per warp, lane l on its word l"))
@@ -1199,7 +1282,8 @@ MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compu
             "latency": m_latency, "atomics": m_atomics, "launch": m_launch, "hostlink": m_hostlink,
             "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier,
             "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates,
-            "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d, "deplat_cvt": m_deplat_cvt}
+            "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d, "deplat_cvt": m_deplat_cvt,
+            "l1_patterns": m_l1_patterns}
 
 
 # ------------------------------------------------------------------------------------------------

@@ -38,7 +38,9 @@ REG_LIMIT = {**{k: 32 for k in ("mem_read", "mem_write", "mem_copy", "fp32_ffma"
              "inflight_u8": 64, "deplat_bar": 64,
              **{k: 32 for k in ("l2_store_full", "l2_store_sector", "l2_store_vec", "l2_store_q4", "l2_store_q2",
                                 "l2_store_h16", "l2_store_half", "l2_store_q4x2", "l2_store_q4x8", "l1_hit_line", "l1_hit_broadcast",
-                                "l2_random", "write_once")}}
+                                "l2_random", "write_once")},
+             **{f"l1p_{mode}{p[1]}_{k}": 32 for k, p in enumerate(microbench.L1_PATTERNS)
+                for mode in ("hit", "miss", "st")}}
 
 # kernel -> (SASS opcode the figure counts, how many per loop body at least)
 SASS_COUNTS = {"fp32_ffma": ("FFMA", 256), "fp64_dfma": ("DFMA", 128), "int_imad": ("IMAD", 128),
@@ -195,6 +197,14 @@ TIMED_LOOPS_2 = {
                          "IMAD.U32": 2},  # the address is uniform: the counter's UIADD3 and one of the address's
     "l2_random": {"LDG.E.STRONG.GPU": 8, "IMAD": 8, "IMAD.HI.U32": 8, "IMAD.WIDE.U32": 8, "FADD": 8, "MOV": 1,
                   **_COUNTER},
+    # the L1 patterns: 16 accesses from one address register (the step an immediate), the loads folded by LOP3 after
+    # all are issued, the window's offset (and for _miss its shift); the stores' data is the loop counter
+    "l1p_hit4_0": {"LDG.E": 16, "LOP3.LUT": 8, "LDC.64": 1, "ULOP3.LUT": 1, "IADD3": 1, "IADD3.X": 1, **_COUNTER},
+    "l1p_miss4_0": {"LDG.E": 16, "LOP3.LUT": 9, "IMAD.SHL.U32": 1, "LEA.HI": 1, "IADD3": 1, "IADD3.X": 1,
+                    **_COUNTER},
+    "l1p_st4_0": {"STG.E": 16, "LOP3.LUT": 1, "IADD3": 1, "IADD3.X": 1, "VIADD": 1, "ISETP.GE.AND": 1, "BRA": 1},
+    "l1p_hit16_18": {"LDG.E.128": 16, "LOP3.LUT": 32, "LDC.64": 1, "ULOP3.LUT": 1, "IADD3": 1, "IADD3.X": 1,
+                     **_COUNTER},
 }
 
 
@@ -225,6 +235,12 @@ def test_l1_hit_and_random_loads_are_all_issued_before_the_first_use(sass):
         ops = list(map(_opcode, _timed_loop(sass[name], load)))
         first_use = min(i for i, o in enumerate(ops) if o in ("LOP3.LUT", "FADD"))
         assert max(i for i, o in enumerate(ops) if o == load) < first_use, name
+    # the L1 patterns keep at least 13 (4-byte) or 4 (16-byte: 32 registers hold four) loads in flight per thread
+    for name, load, least in (("l1p_hit4_0", "LDG.E", 13), ("l1p_miss4_0", "LDG.E", 13),
+                              ("l1p_hit16_18", "LDG.E.128", 4)):
+        ins = _timed_loop(sass[name], load)
+        first_fold = min(i for i, t in enumerate(ins) if _opcode(t) == "LOP3.LUT" and "0x96" in t)
+        assert sum(_opcode(t) == load for t in ins[:first_fold]) >= least, name
 
 
 def test_empty_block_kernels_differ_only_in_shared_memory(compiled, sass):
@@ -444,6 +460,28 @@ def test_new_groups_run_alone_against_a_fake_driver(fake_run):
     assert {"eo_args0", "eo_args3", "eo_args6", "eo_args9", "write_once", "spin_ns", "fp32_ffma"} <= set(launches)
     for name, f in figs.items():
         assert isinstance(f["value"], float) and f["unit"] and len(f["method"]) > 100, name
+
+
+def test_l1_patterns_kernels_match_the_table():
+    """Each L1_PATTERNS row's bytes and step are those its kernels were compiled with, and its 16 accesses stay in the
+    256 KiB window a _miss warp takes per iteration."""
+    compiled = {int(k): (int(b), int(s)) for k, b, s in re.findall(r"L1P\((\d+), (\d+), (\d+)\)", SRC)}
+    lanes = np.arange(32)
+    assert compiled == {k: (p[1], p[3]) for k, p in enumerate(microbench.L1_PATTERNS)}
+    for name, size, offsets, step, _ in microbench.L1_PATTERNS:
+        offs = np.asarray(offsets(lanes))
+        assert offs.min() >= 0 and offs.max() + 15 * step + size <= 1 << 18 and (offs % size == 0).all(), name
+    shape = microbench.l1_pattern_shape(np.asarray(microbench.L1_PATTERNS[11][2](lanes)), 4)  # l32_spread
+    assert shape == {"lines": 32, "sectors": 32, "sectors_per_position_max": 8, "words_per_bank_max": 8}
+
+
+def test_l1_patterns_run_alone_against_a_fake_driver(fake_run):
+    data, launches, _ = fake_run(["--quick", "--only", "l1_patterns"])
+    figs = data["figures"]
+    assert set(figs) == {f"l1p_{m}_{p[0]}" for p in microbench.L1_PATTERNS for m in ("hit", "miss", "st")}
+    assert figs["l1p_hit_v_line"]["lines"] == 4 and figs["l1p_miss_random"]["kernel"] == "l1p_miss4_16"
+    for name, f in figs.items():
+        assert isinstance(f["value"], float) and f["unit"] == "clk/warp-request/SM" and len(f["method"]) > 100, name
 
 
 NEW_FIGURES = ({f"deplat_{c[0]}" for c in microbench.DEPLAT_CHAINS} | {f"deplat_{c[0]}" for c in microbench.DEPLAT_MMA}
