@@ -9,7 +9,8 @@ wavefront, no data).
 * shared memory: the wavefronts of the bank model (analysis.models.banks), after the shared
   latency; atomics (ATOMS) cost their bank-conflict degree too: the H100's shared atomics
   serve lanes on one word together (kernels.microbench smem_atomics);
-* global memory: one data-stage wavefront per 128-byte line the active lanes touch; a sector
+* global memory: L1 takes a request in as many cycles as the larger of its tag stage's and its
+  data stage's wavefronts (`global_wavefronts`); a sector
   the block loaded before (in lockstep order: occurrence, pc, warp) is an L1 hit, unless the
   load bypasses L1 (.STRONG: ld.global.cg and kin); the lines with a missing sector go to
   L2, and a share `dram_read` of the missing sectors' bytes to DRAM (the kernel's DRAM bytes
@@ -81,6 +82,37 @@ def _lines_sectors(addrs: np.ndarray, act: np.ndarray, size: int) -> tuple[np.nd
 _NONE = np.zeros(0, np.int64)  # no sector written in part (loads, atomics)
 
 
+def tag_groups(lines: np.ndarray, groups: int) -> np.ndarray:
+    """The tag-stage group of each 128-byte line index: the XOR of its base-`groups` digits (`groups` a power of
+    two). The tag stage looks up one line per group per cycle; this fold spreads consecutive lines and every
+    power-of-two stride over the groups, as the H100 does (kernels.microbench l1p_hit_l8_stride*, l1p_hit_l32_*)."""
+    bits = groups.bit_length() - 1
+    h, x = lines.copy(), lines >> bits
+    while x.any():
+        h ^= x
+        x >>= bits
+    return h & (groups - 1)
+
+
+def global_wavefronts(addrs: np.ndarray, masks: np.ndarray, size: int, tag_lines: int) -> np.ndarray:
+    """L1's cycles for each warp row of a global load or store: the larger of the tag stage's wavefronts (the most
+    distinct lines in one tag group: `tag_lines` lines per cycle at best) and the data stage's (the most distinct
+    words one bank is asked for, as for shared memory). Measured on the H100 (kernels.microbench l1p_hit_*):
+    32 lines, every lane its own bank, 8 clk; 32 lines at word 0, 32 clk; one line, 1 clk; 28 random lines, 10."""
+    addrs = np.asarray(addrs).reshape(-1, 32)
+    data = bank_rows(addrs, masks, size).wavefronts
+    act = active_lanes(masks)
+    a = addrs.astype(np.int64)
+    last = (a + max(int(size), 1) - 1) >> 7
+    out = np.ones(len(a), np.float64)
+    for j in range(len(a)):
+        lines = np.unique(np.concatenate([a[j][act[j]] >> 7, last[j][act[j]]]))
+        if len(lines):
+            tag = np.bincount(tag_groups(lines, tag_lines), minlength=tag_lines).max()
+            out[j] = max(float(tag), float(data[j]), 1.0)
+    return out
+
+
 def atomic_words(trace: Trace) -> dict[int, np.ndarray]:
     """Each simulated block's global atomic byte addresses, every active lane of every request."""
     parts: dict[int, list[np.ndarray]] = defaultdict(list)
@@ -98,10 +130,11 @@ class BlockAccesses:
 
     def __init__(self, trace: Trace, block: int, smem_latency: float, atoms_latency: float,
                  generic_smem_latency: float, bypass: frozenset[tuple] = frozenset(),
-                 leaders: frozenset[int] = frozenset()):
+                 leaders: frozenset[int] = frozenset(), tag_lines: int = 4):
         """`bypass`: the (line, space, op) keys whose loads skip L1 (ld.global.cg and kin: SASS .STRONG);
         `leaders`: the SASS indices of leader-elected atomics (leader_elected); shared memory reached
-        through a generic pointer (LD) takes `generic_smem_latency`."""
+        through a generic pointer (LD) takes `generic_smem_latency`; L1's tag stage looks up `tag_lines`
+        lines per cycle."""
         self.leaders = leaders
         # per (line, space, op) and warp: Access (shared) or (op, lines, L1-missing sectors, their lines, sectors)
         self.rows: dict[tuple, dict[int, list]] = defaultdict(lambda: defaultdict(list))
@@ -131,6 +164,8 @@ class BlockAccesses:
                 act = active_lanes(ev.masks[sel])
                 first, last = _lines_sectors(ev.addrs[sel], act, ev.size)
                 atomic = ev.op in ("atom", "red")
+                # an atomic's L1 cost stays one wavefront per line: the L2 does its work
+                wfs = None if atomic else global_wavefronts(ev.addrs[sel], ev.masks[sel], ev.size, tag_lines)
                 for j in range(len(sel)):
                     secs = np.unique(np.concatenate([first[j][act[j]], last[j][act[j]]]))
                     a = ev.addrs[sel[j]][act[j]].astype(np.int64)
@@ -141,7 +176,9 @@ class BlockAccesses:
                     if ev.op == "st":
                         sec, per = np.unique(ua // SECTOR, return_counts=True)
                         partial = sec[per * max(int(ev.size), 1) < SECTOR]  # the sectors written in part
-                    keyed.append((int(occ[j]), ev.pc, int(warps[j]), key, (ev.op, secs, words, (written, partial))))
+                    wf = float(len(np.unique(secs >> 2))) if wfs is None else float(wfs[j])
+                    keyed.append((int(occ[j]), ev.pc, int(warps[j]), key,
+                                  (ev.op, secs, words, (written, partial), wf)))
         keyed.sort(key=lambda x: (x[0], x[1], x[2]))
         resident: set[int] = set()
         opened = {"ld": set(), "st": set()}  # the lines the block's loads / stores have reached DRAM for
@@ -149,7 +186,7 @@ class BlockAccesses:
             if isinstance(item, Access):
                 self.rows[key][w].append(item)
                 continue
-            op, secs, words, (written, partial) = item
+            op, secs, words, (written, partial), wf = item
             line_set = set((secs >> 2).tolist())
             if op == "ld":
                 miss = secs.tolist() if key in bypass else [s for s in secs.tolist() if s not in resident]
@@ -158,7 +195,7 @@ class BlockAccesses:
                 miss_lines = {s >> 2 for s in miss}
                 new = miss_lines - opened["ld"]
                 opened["ld"] |= miss_lines
-                self.rows[key][w].append(("ld", len(line_set), len(miss), len(miss_lines), len(secs), len(new), None,
+                self.rows[key][w].append(("ld", wf, len(miss), len(miss_lines), len(secs), len(new), None,
                                           (0, 0)))
             else:
                 self.store_bytes += len(secs) * SECTOR
@@ -168,7 +205,7 @@ class BlockAccesses:
                 # cost is for sectors the L2 must merge unseen (ncu: a struct updated in place writes fewer
                 # L2 sectors than its L1 sends; a scatter into a cache it never reads, more)
                 fresh = sum(1 for x in partial.tolist() if x not in resident)
-                self.rows[key][w].append((op, len(line_set), 0, len(line_set), len(secs), len(new), words,
+                self.rows[key][w].append((op, wf, 0, len(line_set), len(secs), len(new), words,
                                           (min(written, len(secs) * SECTOR), fresh)))
 
     def for_warp(self, listing: Listing, stream: list[int], warp: int, dram_read: float, dram_write: float,
@@ -201,7 +238,7 @@ class BlockAccesses:
             if isinstance(row, Access):
                 out.append(row)
                 continue
-            op, lines, miss, miss_lines, sectors, new_lines, words, (written, partial) = row
+            op, wf, miss, miss_lines, sectors, new_lines, words, (written, partial) = row
             # whole requests go to DRAM, in the share the kernel's DRAM bytes call for (a request waits for
             # its slowest sector: spreading a fraction over every request would make each one a DRAM trip)
             # (the share is of the loads that miss in L1 and of every store: an L1 hit takes no part)
@@ -219,7 +256,7 @@ class BlockAccesses:
             if op == "ld":
                 dram = miss * SECTOR if to_dram else 0.0
                 level = 1 if miss == 0 else (3 if to_dram else 2)
-                out.append(Access(float(max(lines, 1)), float(miss_lines), float(dram), level,
+                out.append(Access(max(wf, 1.0), float(miss_lines), float(dram), level,
                                   l2_bytes=float(miss * SECTOR), dram_lines=opened))
             else:
                 dram = sectors * SECTOR if to_dram else 0.0
@@ -230,7 +267,7 @@ class BlockAccesses:
                     ops = atomics.l2_ops(lanes)
                     if units is not None and unit_clk is not None:
                         serial = tuple((u, ns * unit_clk(u)) for u, ns in atomics.costs(lanes, units))
-                out.append(Access(float(max(lines, 1)), float(lines), float(dram), 2 if op == "atom" else 0,
+                out.append(Access(max(wf, 1.0), float(miss_lines), float(dram), 2 if op == "atom" else 0,
                                   l2_bytes=float(written), dram_lines=opened, serial=serial, l2_ops=float(ops),
                                   l2_partial=float(partial)))
         return out

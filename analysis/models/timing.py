@@ -39,7 +39,8 @@ RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm
          "mufu_per_clk_sm", "tf32_mma_flop_per_clk_sm", "fp64_mma_flop_per_clk_sm",
          "fp32_latency", "imad_latency", "alu_latency", "fp64_latency", "xu_latency", "hmma_latency", "dmma_latency",
          "shfl_latency", "atoms_latency", "barrier_latency", "uniform_latency", "const_latency", "sreg_latency",
-         "branch_latency", "latency_smem_clk", "latency_ld_shared_clk", "l1_wavefront_clk", "latency_l1_clk",
+         "branch_latency", "latency_smem_clk", "latency_ld_shared_clk", "l1_wavefront_clk", "l1_tag_lines_per_clk",
+         "latency_l1_clk",
          "l2_gbs", "l2_load_gbs", "l2_load_line_gps", "l2_store_line_gps", "l2_store_partial_gps", "l2_store_gbs",
          "latency_l2_clk",
          "l2_random_capacity_mb", "dram_read_gbs", "dram_write_gbs", "dram_copy_gbs", "dram_random_gps",
@@ -145,7 +146,8 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
                                  f"({len(streams[-1]):,} SASS instructions for {ptx:,} PTX ones); this kernel's time "
                                  "cannot be predicted")
         return streams, memaccess.BlockAccesses(s.trace, block, r["latency_smem_clk"], r["atoms_latency"],
-                                                r["latency_ld_shared_clk"], bypass, leaders)
+                                                r["latency_ld_shared_clk"], bypass, leaders,
+                                                int(r["l1_tag_lines_per_clk"]))
 
     block = representative(s)
     kinds, blocks = [kind(block)], [block]
