@@ -94,23 +94,24 @@ def tag_groups(lines: np.ndarray, groups: int) -> np.ndarray:
     return h & (groups - 1)
 
 
+def tag_wavefronts(lines: np.ndarray, groups: int) -> int:
+    """The tag stage's wavefronts for a request touching `lines` (128-byte line indices, repeats allowed): the most
+    distinct lines in one tag group, `groups` lines per cycle at best."""
+    lines = np.unique(lines)
+    return int(np.bincount(tag_groups(lines, groups), minlength=groups).max()) if len(lines) else 0
+
+
 def global_wavefronts(addrs: np.ndarray, masks: np.ndarray, size: int, tag_lines: int) -> np.ndarray:
-    """L1's cycles for each warp row of a global load or store: the larger of the tag stage's wavefronts (the most
-    distinct lines in one tag group: `tag_lines` lines per cycle at best) and the data stage's (the most distinct
-    words one bank is asked for, as for shared memory). Measured on the H100 (kernels.microbench l1p_hit_*):
-    32 lines, every lane its own bank, 8 clk; 32 lines at word 0, 32 clk; one line, 1 clk; 28 random lines, 10."""
+    """L1's cycles for each warp row of a global load or store: the larger of the tag stage's wavefronts
+    (tag_wavefronts) and the data stage's (the most distinct words one bank is asked for, as for shared memory).
+    Measured on the H100 (kernels.microbench l1p_hit_*): 32 lines, every lane its own bank, 8 clk; 32 lines at
+    word 0, 32 clk; one line, 1 clk; 28 random lines, 10."""
     addrs = np.asarray(addrs).reshape(-1, 32)
     data = bank_rows(addrs, masks, size).wavefronts
     act = active_lanes(masks)
-    a = addrs.astype(np.int64)
-    last = (a + max(int(size), 1) - 1) >> 7
-    out = np.ones(len(a), np.float64)
-    for j in range(len(a)):
-        lines = np.unique(np.concatenate([a[j][act[j]] >> 7, last[j][act[j]]]))
-        if len(lines):
-            tag = np.bincount(tag_groups(lines, tag_lines), minlength=tag_lines).max()
-            out[j] = max(float(tag), float(data[j]), 1.0)
-    return out
+    first, last = _lines_sectors(addrs, act, size)
+    return np.array([max(tag_wavefronts(np.concatenate([first[j][act[j]], last[j][act[j]]]) >> 2, tag_lines),
+                         int(data[j]), 1) for j in range(len(addrs))], np.float64)
 
 
 def atomic_words(trace: Trace) -> dict[int, np.ndarray]:
@@ -136,7 +137,8 @@ class BlockAccesses:
         through a generic pointer (LD) takes `generic_smem_latency`; L1's tag stage looks up `tag_lines`
         lines per cycle."""
         self.leaders = leaders
-        # per (line, space, op) and warp: Access (shared) or (op, lines, L1-missing sectors, their lines, sectors)
+        # per (line, space, op) and warp: Access (shared) or (op, L1 wavefronts, L1-missing sectors, their lines,
+        # sectors, ...)
         self.rows: dict[tuple, dict[int, list]] = defaultdict(lambda: defaultdict(list))
         self.carry = {"ld": 0.5, "st": 0.5}  # rounds the DRAM share of requests to the nearest whole request
         self.pending = {"ld": 0.0, "st": 0.0}  # the DRAM share of lines first touched, for the next DRAM request
@@ -164,8 +166,9 @@ class BlockAccesses:
                 act = active_lanes(ev.masks[sel])
                 first, last = _lines_sectors(ev.addrs[sel], act, ev.size)
                 atomic = ev.op in ("atom", "red")
-                # an atomic's L1 cost stays one wavefront per line: the L2 does its work
-                wfs = None if atomic else global_wavefronts(ev.addrs[sel], ev.masks[sel], ev.size, tag_lines)
+                # L1's cycles per request (global_wavefronts, from the sectors found here); an atomic's stay one
+                # per line: the L2 does its work
+                data = None if atomic else bank_rows(ev.addrs[sel], ev.masks[sel], ev.size).wavefronts
                 for j in range(len(sel)):
                     secs = np.unique(np.concatenate([first[j][act[j]], last[j][act[j]]]))
                     a = ev.addrs[sel[j]][act[j]].astype(np.int64)
@@ -176,7 +179,9 @@ class BlockAccesses:
                     if ev.op == "st":
                         sec, per = np.unique(ua // SECTOR, return_counts=True)
                         partial = sec[per * max(int(ev.size), 1) < SECTOR]  # the sectors written in part
-                    wf = float(len(np.unique(secs >> 2))) if wfs is None else float(wfs[j])
+                    lines = secs >> 2
+                    wf = float(len(np.unique(lines)) if data is None else
+                               max(tag_wavefronts(lines, tag_lines), int(data[j]), 1))
                     keyed.append((int(occ[j]), ev.pc, int(warps[j]), key,
                                   (ev.op, secs, words, (written, partial), wf)))
         keyed.sort(key=lambda x: (x[0], x[1], x[2]))
