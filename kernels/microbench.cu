@@ -1115,3 +1115,55 @@ extern "C" __global__ void grid2d_add(const float* a, const float* b, float* c, 
     c[i] = a[i] + b[i];
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Residency when warps exit early (group "residency"): does an SM start a new block once enough
+// of a resident block's warps have exited, or only when all of them have? Warps at or past `keep`
+// return at once; the others spin for `ns` nanoseconds, and thread 0 writes its SM and when it
+// started and ended (%globaltimer) to out[3 x block] (the host counts the blocks that overlap on
+// each SM). res_regs keeps RES_REGS floats live across the spin (registers, not warp slots, bound
+// its blocks when every warp stays); res_smem holds 48 KiB of static shared memory (so does shared
+// memory).
+#define RES_REGS 112
+
+#define RES_IN                                                 \
+  if ((int)(threadIdx.x >> 5) >= keep) return;                 \
+  const unsigned long long t0 = global_ns();
+
+#define RES_OUT                                                                  \
+  if (threadIdx.x == 0) {                                                        \
+    long long* o = out + 3 * blockIdx.x;                                         \
+    o[0] = sm_id(); o[1] = (long long)t0; o[2] = (long long)global_ns();         \
+  }
+
+extern "C" __global__ void res_probe(unsigned long long ns, int keep, long long* out, float* sink) {
+  RES_IN
+  while (global_ns() - t0 < ns) __nanosleep(500);
+  RES_OUT
+}
+
+extern "C" __global__ void __launch_bounds__(256) res_regs(unsigned long long ns, int keep, long long* out,
+                                                           float* sink) {
+  float r[RES_REGS];
+#pragma unroll
+  for (int i = 0; i < RES_REGS; i++) r[i] = __int_as_float((threadIdx.x + 1) * (i + 7) & 0x3fffffff);
+  RES_IN
+  while (global_ns() - t0 < ns) {
+#pragma unroll
+    for (int i = 0; i < RES_REGS; i++) r[i] = fmaf(r[i], 0.999f, r[(i + 1) % RES_REGS]);
+  }
+  RES_OUT
+  float s = 0.f;
+#pragma unroll
+  for (int i = 0; i < RES_REGS; i++) s += r[i];
+  if (s == 1234.5f) sink[0] = s;
+}
+
+extern "C" __global__ void res_smem(unsigned long long ns, int keep, long long* out, float* sink) {
+  __shared__ float pad[12288];
+  pad[threadIdx.x] = (float)threadIdx.x;
+  RES_IN
+  while (global_ns() - t0 < ns) __nanosleep(500);
+  RES_OUT
+  if (pad[(threadIdx.x * 97) & 255] == -1.f) sink[0] = pad[threadIdx.x + 1];
+}

@@ -66,7 +66,7 @@ SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
 GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
           "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates",
-          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns"]
+          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns", "residency"]
 FFMA_ARGS = (np.float32(0.9999), np.float32(1e-4))  # b < 1, c > 0: fp32_ffma's x stays positive
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
@@ -1278,12 +1278,54 @@ def m_deplat_cvt(b: Bench) -> None:
     out.free()
 
 
+RES_NS = 20_000  # how long each staying warp spins
+RES_BLOCKS_PER_SM = 48
+# (figure, kernel, threads per block, warps that stay): each kernel's limit alone (every warp stays), then with
+# one warp staying; warp slots, registers and shared memory each bind one of the kernels when every warp stays
+RESIDENCY = (("res_warps_all", "res_probe", 1024, 32), ("res_warps_1", "res_probe", 1024, 1),
+             ("res_512_1", "res_probe", 512, 1), ("res_256_all", "res_probe", 256, 8), ("res_256_1", "res_probe", 256, 1),
+             ("res_256_2", "res_probe", 256, 2), ("res_128_1", "res_probe", 128, 1),
+             ("res_regs_all", "res_regs", 256, 8), ("res_regs_1", "res_regs", 256, 1),
+             ("res_smem_all", "res_smem", 256, 8), ("res_smem_1", "res_smem", 256, 1))
+
+
+def overlap_peak(start: np.ndarray, end: np.ndarray) -> int:
+    """The most of the intervals [start, end) that overlap at once (an end before a start at the same time)."""
+    ev = sorted([(int(t), 1) for t in start] + [(int(t), -1) for t in end])
+    return int(max(np.cumsum([d for _, d in ev]), default=0))
+
+
+def m_residency(b: Bench) -> None:
+    """The most blocks an SM holds at once when all but `keep` warps of each block exit at once (res_*): whether an SM
+    takes a new block as warps exit, by what bounds the kernel's blocks (warp slots, registers, shared memory)."""
+    cuda = b.cuda
+    blocks = b.sms * RES_BLOCKS_PER_SM
+    out = cuda.mem_alloc(8 * 3 * blocks)
+    for name, kernel, threads, keep in RESIDENCY:
+        fn = b.f(kernel)
+
+        def run(i, fn=fn, threads=threads, keep=keep):
+            fn(np.uint64(RES_NS), np.int32(keep), out, b.sink, block=(threads, 1, 1), grid=(blocks, 1))
+
+        run(0)  # loads the function
+        ms = b.once_ms(run)
+        rec = np.empty((blocks, 3), np.int64)
+        cuda.memcpy_dtoh(rec, out)
+        peaks = np.array([overlap_peak(rec[rec[:, 0] == sm, 1], rec[rec[:, 0] == sm, 2]) for sm in np.unique(rec[:, 0])])
+        b.fig(name, float(np.median(peaks)), "blocks/SM",
+              f"{kernel}: {blocks} blocks of {threads} threads; warps {keep} and up of each block return at once, the "
+              f"others spin {RES_NS / 1e3:g} us on %globaltimer, and thread 0 writes its SM and its start and end; the "
+              "figure is the median over SMs of the most blocks whose [start, end) overlap on one SM",
+              kernel=kernel, threads=threads, warps_staying=keep, warps=threads // 32, registers=fn.num_regs,
+              shared_bytes=fn.shared_size_bytes, max=int(peaks.max()), min=int(peaks.min()), ms=ms)
+    out.free()
+
 MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compute": m_compute, "tensor": m_tensor,
             "latency": m_latency, "atomics": m_atomics, "launch": m_launch, "hostlink": m_hostlink,
             "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier,
             "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates,
             "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d, "deplat_cvt": m_deplat_cvt,
-            "l1_patterns": m_l1_patterns}
+            "l1_patterns": m_l1_patterns, "residency": m_residency}
 
 
 # ------------------------------------------------------------------------------------------------

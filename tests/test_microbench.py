@@ -40,7 +40,8 @@ REG_LIMIT = {**{k: 32 for k in ("mem_read", "mem_write", "mem_copy", "fp32_ffma"
                                 "l2_store_h16", "l2_store_half", "l2_store_q4x2", "l2_store_q4x8", "l1_hit_line", "l1_hit_broadcast",
                                 "l2_random", "write_once")},
              **{f"l1p_{mode}{p[1]}_{k}": 32 for k, p in enumerate(microbench.L1_PATTERNS)
-                for mode in ("hit", "miss", "st")}}
+                for mode in ("hit", "miss", "st")},
+             "res_probe": 32, "res_smem": 32}
 
 # kernel -> (SASS opcode the figure counts, how many per loop body at least)
 SASS_COUNTS = {"fp32_ffma": ("FFMA", 256), "fp64_dfma": ("DFMA", 128), "int_imad": ("IMAD", 128),
@@ -482,6 +483,34 @@ def test_l1_patterns_run_alone_against_a_fake_driver(fake_run):
     assert figs["l1p_hit_v_line"]["lines"] == 4 and figs["l1p_miss_random"]["kernel"] == "l1p_miss4_16"
     for name, f in figs.items():
         assert isinstance(f["value"], float) and f["unit"] == "clk/warp-request/SM" and len(f["method"]) > 100, name
+
+
+def test_residency_kernels_are_bound_by_what_their_figures_name(compiled):
+    """With every warp staying, res_probe (1024 threads) is bound by warp slots, res_regs by registers and res_smem by
+    shared memory: each resource alone allows fewer blocks than the others (H100: 64 warps, 65536 registers,
+    228 KiB of shared memory and 32 blocks per SM; 1 KiB of shared memory per block for the driver)."""
+    res = compiled.resources
+
+    def limits(name: str, threads: int) -> dict:
+        r = res[name]
+        regs = -(-r.registers * 32 // 256) * 256 * (threads // 32)  # allocated per warp in units of 256
+        return {"warps": 64 // (threads // 32), "registers": 65536 // regs,
+                "shared": 228 * 1024 // (r.shared_bytes + 1024), "blocks": 32}
+
+    for name, threads, bound in (("res_probe", 1024, "warps"), ("res_regs", 256, "registers"),
+                                 ("res_smem", 256, "shared")):
+        lim = limits(name, threads)
+        assert all(lim[bound] < v for k, v in lim.items() if k != bound), (name, lim)
+    assert {r[1] for r in microbench.RESIDENCY} == {"res_probe", "res_regs", "res_smem"}
+
+
+def test_residency_runs_alone_against_a_fake_driver(fake_run):
+    data, launches, _ = fake_run(["--quick", "--only", "residency"])
+    figs = data["figures"]
+    assert set(figs) == {r[0] for r in microbench.RESIDENCY}
+    assert {"res_probe", "res_regs", "res_smem"} <= set(launches)
+    for name, f in figs.items():
+        assert f["unit"] == "blocks/SM" and len(f["method"]) > 100 and f["registers"] == 32, name
 
 
 NEW_FIGURES = ({f"deplat_{c[0]}" for c in microbench.DEPLAT_CHAINS} | {f"deplat_{c[0]}" for c in microbench.DEPLAT_MMA}
