@@ -1167,3 +1167,23 @@ extern "C" __global__ void res_smem(unsigned long long ns, int keep, long long* 
   RES_OUT
   if (pad[(threadIdx.x * 97) & 255] == -1.f) sink[0] = pad[threadIdx.x + 1];
 }
+
+// ---------------------------------------------------------------------------------------------
+// L1's capacity (group "l1_capacity"): each warp reads a region of its own, `lines` 128-byte
+// lines, in order, `reps` times over. Mode 0 reads a whole line per request (lane l: word l of
+// line j); mode 1 one 4-byte word of each of 32 lines per request (lane l: word 0 of line j + l,
+// as a gather of rows does), a quarter of the lines' sectors. 1024-thread blocks, one per SM:
+// the SM's footprint is 32 x `lines` lines.
+extern "C" __global__ void l1cap(const float* buf, int lines, int reps, int mode, float* sink) {
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const float* base = buf + ((size_t)blockIdx.x * 32 + warp) * (size_t)lines * 32;
+  float acc = 0.f;
+  for (int r = 0; r < reps; r++) {
+    if (mode == 0) {
+      for (int j = 0; j < lines; j++) acc += base[j * 32 + lane];
+    } else {
+      for (int j = 0; j < lines; j += 32) acc += base[(j + lane) * 32];
+    }
+  }
+  if (acc == -1.f) sink[0] = acc;
+}

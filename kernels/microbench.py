@@ -66,7 +66,7 @@ SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
 GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
           "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates",
-          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns", "residency"]
+          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns", "residency", "l1_capacity"]
 FFMA_ARGS = (np.float32(0.9999), np.float32(1e-4))  # b < 1, c > 0: fp32_ffma's x stays positive
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
@@ -1320,12 +1320,47 @@ def m_residency(b: Bench) -> None:
               shared_bytes=fn.shared_size_bytes, max=int(peaks.max()), min=int(peaks.min()), ms=ms)
     out.free()
 
+L1CAP_LINES = {0: (16, 32, 48, 56, 60, 64, 72, 96, 128), 1: (32, 64, 96, 128, 160, 192, 224, 256, 320, 512)}
+L1CAP_REPS = 8
+
+
+def m_l1_capacity(b: Bench) -> None:
+    """How much L1 keeps (l1cap_m{mode}_{lines}): each warp of a 1024-thread block per SM re-reads a region of its own
+    `lines` 128-byte lines; whole lines (mode 0) against one word of each line (mode 1, a quarter of the sectors).
+    The time per request, and under ncu the hit rate (l1tex__t_sector_hit_rate), show where the footprint outgrows
+    L1, in lines or in sectors."""
+    cuda = b.cuda
+    fn = b.f("l1cap")
+    most = max(max(v) for v in L1CAP_LINES.values())
+    buf = cuda.mem_alloc(b.sms * 32 * most * 128)
+    cuda.memset_d32(buf, 0, b.sms * 32 * most * 32)
+    mhz, source = b.sm_mhz()
+    for mode, sizes in L1CAP_LINES.items():
+        for lines in sizes:
+            def run(i, lines=lines, mode=mode):
+                fn(buf, np.int32(lines), np.int32(L1CAP_REPS), np.int32(mode), b.sink, block=(1024, 1, 1),
+                   grid=(b.sms, 1))
+
+            run(0)
+            ms = b.time(run)
+            requests = L1CAP_REPS * (lines if mode == 0 else lines // 32)  # per warp
+            b.fig(f"l1cap_m{mode}_{lines}", ms * 1e-3 * mhz * 1e6 / (32 * requests), "clk/warp-request/SM",
+                  f"l1cap mode {mode} ({'a whole line' if mode == 0 else 'one word of each of 32 lines'} per request): "
+                  f"{b.sms} blocks x 1024 threads, each warp re-reading {lines} lines of its own {L1CAP_REPS} times "
+                  f"(the SM's footprint {32 * lines} lines, {32 * lines * (128 if mode == 0 else 32) // 1024} KiB of "
+                  f"sectors); SM cycles per warp request = event time x clock / requests per SM, at {mhz:.0f} MHz "
+                  f"({source})", mode=mode, lines_per_warp=lines, footprint_lines=32 * lines,
+                  footprint_sector_bytes=32 * lines * (128 if mode == 0 else 32), ms=ms, reps=L1CAP_REPS,
+                  shared_bytes=fn.shared_size_bytes)
+    buf.free()
+
+
 MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compute": m_compute, "tensor": m_tensor,
             "latency": m_latency, "atomics": m_atomics, "launch": m_launch, "hostlink": m_hostlink,
             "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier,
             "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates,
             "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d, "deplat_cvt": m_deplat_cvt,
-            "l1_patterns": m_l1_patterns, "residency": m_residency}
+            "l1_patterns": m_l1_patterns, "residency": m_residency, "l1_capacity": m_l1_capacity}
 
 
 # ------------------------------------------------------------------------------------------------

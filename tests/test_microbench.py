@@ -41,7 +41,7 @@ REG_LIMIT = {**{k: 32 for k in ("mem_read", "mem_write", "mem_copy", "fp32_ffma"
                                 "l2_random", "write_once")},
              **{f"l1p_{mode}{p[1]}_{k}": 32 for k, p in enumerate(microbench.L1_PATTERNS)
                 for mode in ("hit", "miss", "st")},
-             "res_probe": 32, "res_smem": 32}
+             "res_probe": 32, "res_smem": 32, "l1cap": 32}
 
 # kernel -> (SASS opcode the figure counts, how many per loop body at least)
 SASS_COUNTS = {"fp32_ffma": ("FFMA", 256), "fp64_dfma": ("DFMA", 128), "int_imad": ("IMAD", 128),
@@ -511,6 +511,15 @@ def test_residency_runs_alone_against_a_fake_driver(fake_run):
     assert {"res_probe", "res_regs", "res_smem"} <= set(launches)
     for name, f in figs.items():
         assert f["unit"] == "blocks/SM" and len(f["method"]) > 100 and f["registers"] == 32, name
+
+
+def test_l1_capacity_runs_alone_against_a_fake_driver(fake_run):
+    data, launches, _ = fake_run(["--quick", "--only", "l1_capacity"])
+    figs = data["figures"]
+    assert set(figs) == {f"l1cap_m{m}_{n}" for m, ns in microbench.L1CAP_LINES.items() for n in ns}
+    assert all(n % 32 == 0 for n in microbench.L1CAP_LINES[1])  # mode 1 reads 32 lines a request
+    for name, f in figs.items():
+        assert f["unit"] == "clk/warp-request/SM" and len(f["method"]) > 100 and f["footprint_lines"] > 0, name
 
 
 NEW_FIGURES = ({f"deplat_{c[0]}" for c in microbench.DEPLAT_CHAINS} | {f"deplat_{c[0]}" for c in microbench.DEPLAT_MMA}
