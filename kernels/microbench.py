@@ -1327,7 +1327,7 @@ L1CAP_REPS = 8
 def m_l1_capacity(b: Bench) -> None:
     """How much L1 keeps (l1cap_m{mode}_{lines}): each warp of a 1024-thread block per SM re-reads a region of its own
     `lines` 128-byte lines; whole lines (mode 0) against one word of each line (mode 1, a quarter of the sectors).
-    The time per request, and under ncu the hit rate (l1tex__t_sector_hit_rate), show where the footprint outgrows
+    The time per request, and under ncu the L1 sector hit rate, show where the footprint outgrows
     L1, in lines or in sectors."""
     cuda = b.cuda
     fn = b.f("l1cap")
