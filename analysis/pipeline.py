@@ -411,12 +411,17 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     args, notes = launch.arguments(seed)
     f = function or _function(launch, compiled)
     load_variables(f, launch.variables(seed))
-    kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared)
+    kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared, printf=False)
     if blocks is not None:
         kw.update(run_blocks=blocks, trace_blocks=blocks)
     if follow:
         kw.update(follow_blocks=follow)
-    return f(*args, **kw), notes, f.program.fn.body
+    ran = f(*args, **kw)
+    printed = ran.stats["printf"].splitlines()
+    if printed:
+        notes.append(f"the kernel printed {len(printed):,} line{'s' if len(printed) != 1 else ''} (printf) in the simulated blocks, not shown here; the "
+                     f"first: {printed[0][:100]!r}")
+    return ran, notes, f.program.fn.body
 
 
 @dataclass

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .compile import DEFAULT_ARCH, CompileResult, Resources, compile_cuda
+from .calls import echo, link
 from .driver import ArgumentHandler, DeviceAllocation, In, InOut, Out, function_attribute
 from .errors import LaunchError
 from .execute import Finding, Program
@@ -149,7 +150,7 @@ class Function:
 
     def __init__(self, module: SourceModule, entry: str, name: str, resources: Resources | None):
         self.module, self.entry, self.name, self.resources = module, entry, name, resources
-        self.fn = module.module.functions[entry]
+        self.fn = link(module.module, entry)  # with the functions it calls, if any
         self._program: Program | None = None
         self._checked: Program | None = None
         # the driver's limits are those of the chip the PTX targets (the default row without one)
@@ -232,11 +233,14 @@ class Function:
 
     def __call__(self, *args, block=(1, 1, 1), grid=(1, 1), shared: int = 0, stream=None, time_kernel: bool = False,
                  run_blocks=None, trace_blocks=None, trace: bool = True, check: bool | str = True,
-                 lanes_per_batch: int = 1 << 15, follow_blocks=None, arg_names: list[str] | None = None) -> Launch:
+                 lanes_per_batch: int = 1 << 15, follow_blocks=None, arg_names: list[str] | None = None,
+                 printf: bool = True) -> Launch:
         """Run the kernel. `check`: True (default) the quick shared-memory check; "full" every check of
         cudasim.check (races in shared and global memory, bounds, barriers, initialisation, warp syncs:
         findings of cudasim.check.Finding, and the run goes on past them); False none. `arg_names`: the
-        source's parameter names, which findings then use for the arrays (PTX numbers them)."""
+        source's parameter names, which findings then use for the arrays (PTX numbers them). `printf`: write what the
+        kernel printed to standard output, as the GPU does at the next synchronization (False: only in
+        `launch.stats["printf"]`)."""
         if check not in (True, False, "full"):
             raise ValueError(f"check={check!r}: use True, False or \"full\"")
         block3, grid3 = _dims(block, "block"), _dims(grid, "grid")
@@ -261,11 +265,15 @@ class Function:
             if prog.checker is not None:
                 if temps:
                     guards.append(mem.alloc(GUARD, "cudasim.check's guard zone"))
-                prog.checker.unwritten = unwritten
-                prog.checker.known = [(ptr, arr.nbytes) for ptr, arr, _ in temps]
+                heap = getattr(mem, "device_heap", None)  # what malloc returns holds no value until written
+                heaps = [(heap.base, heap.size)] if heap is not None else []
+                prog.checker.unwritten = unwritten + heaps
+                prog.checker.known = [(ptr, arr.nbytes) for ptr, arr, _ in temps] + heaps
                 prog.checker.guards = set(guards)
             tr, stats, findings = prog.launch(buf, grid3, block3, int(shared), run_blocks, trace_blocks, trace, check,
                                               lanes_per_batch, follow_blocks)
+            if printf:
+                echo(stats["printf"])
             outputs = []
             for ptr, arr, back in temps:
                 if back:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from .hazards import Hazards
 from .operands import Clock, Op
@@ -28,6 +28,8 @@ class DecodeContext:
     hazards: Hazards
     recorder: Recorder
     exits: frozenset[int]  # pcs of unguarded exit/ret instructions
+    linkage: Any = None  # cudasim.calls.Linkage of an entry that calls functions
+    runtime: Any = None  # cudasim.calls.Runtime: printf's output, the device heap
 
     def symbol_address(self, name: str) -> int:
         return self.layout.symbol_address(name)

@@ -18,9 +18,10 @@ import time
 
 import numpy as np
 
+from .calls import MAX_DEPTH, Runtime
 from .cfg import EXIT, build_cfg
 from .context import DecodeContext
-from .errors import LaunchError, SimulationError
+from .errors import LaunchError, SimulationError, UnsupportedInstruction
 from .fusion import Fusion
 from .hazards import Finding, Hazards
 from .memory import GlobalMemory
@@ -33,7 +34,8 @@ from .trace import Recorder, Trace
 
 __all__ = ["Program", "Finding", "FUSE", "MAX_WARP_INSTRUCTIONS"]
 
-_NORMAL, _BRA, _EXIT = 0, 1, 2
+_NORMAL, _BRA, _EXIT, _CALL, _RET = 0, 1, 2, 3, 4
+_RETURN = -2  # the reconvergence pc of a call's frame: it ends when its lanes have returned
 MAX_WARP_INSTRUCTIONS = 2_000_000_000
 FUSE = True  # run straight-line code regrouped (cudasim.fusion); read when a Program is built; tests turn it off
 
@@ -55,22 +57,32 @@ class Program:
             self.layout = Layout(module, fn, symbols)
         self.cfg = build_cfg(fn)
         body = fn.body
+        link = fn.linkage
         rows = [OPCODES.get(ins.base) for ins in body]
+        returns = frozenset(pc for pc, ins in enumerate(body) if ins.base == "ret" and link and not link.in_entry(pc))
         exits = frozenset(pc for pc, (ins, r) in enumerate(zip(body, rows))
-                          if r is not None and r.exits and not r.refused and ins.guard is None)
+                          if r is not None and r.exits and not r.refused and ins.guard is None and pc not in returns)
         self.hazards = Hazards(body)
         self.recorder = Recorder()
-        self.ctx = DecodeContext(self.reg_types, self.layout, Clock(), self.hazards, self.recorder, exits)
+        self.runtime = Runtime(gmem)
+        self.ctx = DecodeContext(self.reg_types, self.layout, Clock(), self.hazards, self.recorder, exits, link,
+                                 self.runtime)
         self.ops: list = []
         self.kinds: list[int] = []
         self.guards: list[tuple[str | None, bool]] = [(ins.guard, ins.guard_neg) for ins in body]
         self.targets: list[int] = []
         for pc, ins in enumerate(body):
-            self.ops.append(decode(ins, pc, self.ctx))  # refuses an opcode with no row
+            self.ops.append(_decode(ins, pc, self.ctx, link))
             r = rows[pc]
-            runs_here = r.refused or r.decode is not None
-            self.kinds.append(_NORMAL if runs_here else _BRA if r.branch else _EXIT)
+            if r is not None and r.calls:  # a function of the body: the run loop pushes its frame; the runtime's: a closure
+                self.kinds.append(_CALL)
+                self.targets.append(-1 if self.ops[-1] is not None else link.start(link.callees[pc]))
+                continue
+            runs_here = r is None or r.refused or r.decode is not None  # None: refused when it runs
+            self.kinds.append(_NORMAL if runs_here else _BRA if r.branch else _RET if pc in returns else _EXIT)
             self.targets.append(fn.labels[ins.operands[0].name] if self.kinds[-1] == _BRA else -1)
+        self.saves = {pc: self._saved(link.saves[link.callees[pc]]) for pc, t in enumerate(self.targets)
+                      if self.kinds[pc] == _CALL and t >= 0 and link.callees[pc] in link.saves}
         if self.checker is not None:
             self.checker.instrument(self.ops, self.ctx)
         self.leaders = {blk.start for blk in self.cfg.blocks}
@@ -81,6 +93,54 @@ class Program:
         for blk in self.cfg.blocks:  # scheduled at decode, like the closures
             if self.kinds[blk.start] == _NORMAL:
                 self._straight(blk.start)
+
+    def _saved(self, owned: tuple[tuple[str, ...], tuple[str, ...]]) -> tuple[tuple[str, ...], np.ndarray]:
+        """What a call into a recursive function saves: its registers, and the byte offsets of its locals and
+        parameters in a lane's local memory."""
+        regs, syms = owned
+        lay = self.layout
+        sizes = {d.name: d.size for d in self.fn.locals + (self.fn.linkage.slots if self.fn.linkage else [])}
+        offs = [np.arange(lay.local_offsets.get(s, lay.slot_offsets.get(s, 0)), lay.local_offsets.get(
+            s, lay.slot_offsets.get(s, 0)) + sizes[s]) for s in syms if s in sizes]
+        return regs, np.concatenate(offs) if offs else np.zeros(0, np.int64)
+
+    def _call(self, b: Batch, stack: list[Entry], pc: int, m: Mask) -> None:
+        """Lanes `m` call the function at the call `pc`: a frame that ends when they have all returned."""
+        depth = sum(1 for e in stack if e.frame is not None)
+        if depth >= MAX_DEPTH:
+            raise SimulationError(f"{self.fn.body[pc].where()}: calls nested {MAX_DEPTH} deep: runaway recursion? "
+                                  f"(the GPU's stack, cudaLimitStackSize, would overflow first)")
+        frame = (m.mask.copy(), None)
+        save = self.saves.get(pc)
+        if save is not None:
+            regs, offs = save
+            local = _lanes_local(b)[:, offs].copy() if len(offs) else None
+            frame = (m.mask.copy(), ({r: b.regs[r].copy() for r in regs}, offs, local))
+        stack.append(Entry(self.targets[pc], m, _RETURN, frame))
+
+    @staticmethod
+    def _returned(b: Batch, e: Entry) -> None:
+        """A frame's lanes are back in the caller: a recursive function's activation is restored for them."""
+        mask, saved = e.frame
+        if saved is None:
+            return
+        regs, offs, local = saved
+        for r, v in regs.items():
+            b.regs[r][mask] = v[mask]
+        if local is not None:
+            view = _lanes_local(b)
+            rows = np.flatnonzero(mask)
+            view[rows[:, None], offs] = local[rows]
+
+    @staticmethod
+    def _return(stack: list[Entry], lanes: np.ndarray) -> None:
+        """`lanes` return: they leave every entry of the innermost frame, the frame included."""
+        i = len(stack) - 1
+        while stack[i].frame is None:
+            i -= 1
+        for e in stack[i:]:
+            if (e.m.mask & lanes).any():
+                e.m = Mask.of(e.m.mask & ~lanes)
 
     @property
     def static_shared(self) -> int:
@@ -108,8 +168,12 @@ class Program:
             reconv = e.reconv
             if pc == reconv or m.count == 0:
                 stack.pop()
+                if e.frame is not None:
+                    self._returned(b, e)
                 continue
-            if pc >= n:
+            if pc >= n or pc < 0:
+                if reconv == _RETURN:
+                    raise SimulationError(f"lanes of a call reached no `ret` ({self.fn.name})")
                 self._kill(b, stack, m.mask)
                 continue
             cnt, wc = m.count, _warps(m, W)
@@ -160,7 +224,18 @@ class Program:
                     stack.append(Entry(pc + 1, Mask.of(nt), r))
                     stack.append(Entry(tgt, Mask.of(taken), r))
                 continue
-            # exit / ret
+            if k == _CALL or k == _RET:
+                lanes = m.mask if g is None else (m.mask & ~regs[g] if neg else m.mask & regs[g])
+                e.pc = pc + 1
+                if k == _RET:
+                    if lanes.any():
+                        self._return(stack, lanes.copy())
+                elif lanes.any() and self.targets[pc] >= 0:
+                    self._call(b, stack, pc, m if g is None else Mask.of(lanes))
+                elif lanes.any():
+                    self.ops[pc](b, m if g is None else Mask.of(lanes))
+                continue
+            # exit
             if g is None:
                 self._kill(b, stack, m.mask)
             else:
@@ -214,6 +289,7 @@ class Program:
         shared_size = self.layout.shared_size(dynamic_shared)
         per_batch = max(1, lanes_per_batch // lpb)
         self.recorder.reset()
+        self.runtime.start_launch()
         self.hazards.start_launch()
         chk = self.checker
         if chk is not None:
@@ -241,6 +317,7 @@ class Program:
                 for j, path in b.profiled:
                     followed[int(chunk[j])] = path
         stats["wall_seconds"] = time.perf_counter() - t0
+        stats["printf"] = self.runtime.output()
         stats["pc_warp_instructions"] = self.pc_counts(stats.pop("pc_runs"))
         if follow:
             stats["followed"] = followed
@@ -249,6 +326,24 @@ class Program:
                          else [int(x) for x in traced])
         tr = self.recorder.build(self.fn.body, grid, block, traced_blocks)
         return tr, stats, chk.end_launch() if chk is not None else list(self.hazards.findings.values())
+
+
+def _lanes_local(b: Batch) -> np.ndarray:
+    """(lanes, bytes) view of the batch's local memory (the checker keeps a sink after it)."""
+    return b.local[:b.L * b.local_size].reshape(b.L, b.local_size)
+
+
+def _decode(ins, pc: int, ctx: DecodeContext, link) -> "Callable | None":
+    """The instruction's closure; an unmodelled one refuses at decode, except in a called function, where it
+    refuses when it runs: the math library's slow paths (huge arguments of sin(double)) are rarely reached."""
+    if link is None or link.in_entry(pc):
+        return decode(ins, pc, ctx)  # refuses an opcode with no row
+    try:
+        return decode(ins, pc, ctx)
+    except UnsupportedInstruction as e:
+        def refuse(b: Batch, m: Mask, e=e) -> None:
+            raise e
+        return refuse
 
 
 def _follow(watch: list, m: Mask, lpb: int, pc: int) -> None:

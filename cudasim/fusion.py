@@ -87,7 +87,9 @@ class Fusion:
         """The scheduler's view of one instruction: what it reads and writes, and whether it may
         move (pure instructions, plain loads and stores) or run fused with others like it."""
         ins = self.body[pc]
-        row = OPCODES[ins.base]
+        row = OPCODES.get(ins.base)
+        if row is None:  # refused when it runs (cudasim.execute: an unmodelled instruction of a called function)
+            return Step(None, frozenset(), frozenset(), fence=True)
         space = space_of(ins)
         plain = row.access is not None and not ins.has(*_ORDERED) and space in STATE_MEMORIES
         clock = any(o.kind == "sreg" and ("clock" in o.name or "timer" in o.name) for o in ins.operands)
@@ -183,7 +185,8 @@ class Fusion:
         """Equal for stores that may run as one when the schedule puts them side by side (they then
         write in their scheduled order, which keeps program order per state space)."""
         ins = self.body[pc]
-        if OPCODES[ins.base].access != "store" or ins.guard or ins.has(*_ORDERED) or space_of(ins) not in (
+        row = OPCODES.get(ins.base)
+        if row is None or row.access != "store" or ins.guard or ins.has(*_ORDERED) or space_of(ins) not in (
                 "shared", "global", "local"):
             return None
         return self._access_form(ins, *ins.operands[:2])

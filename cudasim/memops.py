@@ -34,6 +34,15 @@ def decode_ld(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     for x in items:
         if x.kind != "sink" and x.name not in ctx.reg_types:
             raise unsupported(ins, f"{x} is not a register")
+    if space == "param" and _slot(src, ctx) is not None:
+        get = _slot_access(_slot(src, ctx), dt, n)
+
+        def ldslot(b: Batch, m: Mask) -> None:
+            vals = get(b, m.idx).view(dt)
+            for i, item in enumerate(items):
+                if item.kind != "sink":
+                    scatter(b, item.name, m.idx, vals[:, i])
+        return ldslot
     if space == "param":
         puts = [writer(x, ctx) for x in items]
         if src.base is None or src.base.kind != "sym" or src.base.name not in ctx.layout.param_offsets:
@@ -79,9 +88,23 @@ def decode_st(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     items = src.items if src.kind == "vec" else (src,)
     n = len(items)
     esize = dt.itemsize
-    if space == "param" or ins.has("v8"):
+    if ins.has("v8") or (space == "param" and _slot(dst, ctx) is None):
         raise unsupported(ins)
     rs = [reader(x, t, ctx) for x in items]
+    if space == "param":
+        off = _slot(dst, ctx)
+        udt = np.dtype(f"u{esize}")
+
+        def stslot(b: Batch, m: Mask) -> None:
+            idx = m.idx
+            vals = np.empty((len(idx), n), udt)
+            for i, r in enumerate(rs):
+                v = np.asarray(r(b))
+                v = v.view(udt) if v.dtype.itemsize == esize else v.astype(dt).view(udt)
+                vals[:, i] = v[idx] if v.ndim else v
+            pos = idx.astype(np.int64)[:, None] * b.local_size + off + np.arange(n * esize)
+            b.local[pos] = vals.view(np.uint8).reshape(len(idx), n * esize)
+        return stslot
     addr = address(dst, ctx)
     udt = np.dtype(f"u{esize}")
     locate, check, record = ctx.layout.locate, ctx.hazards.check, ctx.recorder.record
@@ -103,6 +126,25 @@ def decode_st(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
             write(arr, off, esize, vals if pos is None else vals[pos])
             record(b, pc, sp, "st", esize * n, sidx, sa)
     return st
+
+
+def _slot(a, ctx: DecodeContext) -> int | None:
+    """The byte offset in each lane's local memory of a call parameter `[slot+k]` (cudasim.calls), or None."""
+    if a.kind != "mem" or a.base is None or a.base.kind != "sym":
+        return None
+    off = ctx.layout.slot_offsets.get(a.base.name)
+    return None if off is None else off + a.offset
+
+
+def _slot_access(off: int, dt: np.dtype, n: int):
+    """Each lane's `n` elements of `dt` at `off` in its local memory: call parameters, which ptxas keeps in
+    registers, so the trace does not see them."""
+    size = dt.itemsize * n
+
+    def get(b: Batch, idx: np.ndarray) -> np.ndarray:
+        pos = idx.astype(np.int64)[:, None] * b.local_size + off + np.arange(size)
+        return b.local[pos].view(np.dtype(f"u{dt.itemsize}")).reshape(len(idx), n)
+    return get
 
 
 def decode_atom(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:

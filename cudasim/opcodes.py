@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import arith, barrier, bits, memops, warp, wmma
+from . import arith, barrier, bits, calls, memops, warp, wmma
 from .context import DecodeContext, Decoder
 from .errors import UnsupportedInstruction
 from .operands import Op, unsupported
@@ -23,7 +23,7 @@ from .state import Batch, Mask
 
 ALU, MEMORY, WARP, BARRIER, TENSOR, CONTROL, NOP = "alu", "memory", "warp", "barrier", "tensor", "control", "nop"
 KINDS = (ALU, MEMORY, WARP, BARRIER, TENSOR, CONTROL, NOP)
-_NOT_MODELLED = "calls and traps are not modelled"
+_NOT_MODELLED = "indirect branches and breakpoints are not modelled"
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,7 @@ class Opcode:
     ends_block: bool = False  # the next instruction starts a basic block
     branch: bool = False  # jumps to the label in operand 0 (where its guard holds)
     exits: bool = False  # the lanes that run it leave the kernel (for the CFG: flows to the exit)
+    calls: bool = False  # runs a function: the run loop's for a function of the body, its decoder's for the runtime's
     refused: str | None = None  # not modelled: why, said when it runs
 
     def __post_init__(self) -> None:
@@ -60,9 +61,11 @@ def row_problems(r: Opcode) -> list[str]:
         p.append("branches or exits without ending its block as a control instruction")
     if r.branch and r.exits:
         p.append("both branches and exits")
-    if (r.decode is None) != (r.kind == CONTROL):
+    if (r.decode is None) != (r.kind == CONTROL) and not r.calls:
         p.append("control instructions, and only they, have no decoder")
-    if r.kind == CONTROL and not r.refused and not (r.branch or r.exits):
+    if r.calls and not (r.kind == CONTROL and r.ends_block and r.decode is not None):
+        p.append("a call is a control instruction that ends its block, decoded for the runtime's functions")
+    if r.kind == CONTROL and not r.refused and not (r.branch or r.exits or r.calls):
         p.append("a control instruction the run loop cannot execute must be refused")
     if r.refused and (r.pure or r.access):
         p.append("refused but scheduled as movable")
@@ -150,7 +153,7 @@ ROWS = (
     Opcode("ret", None, CONTROL, ends_block=True, exits=True),
     Opcode("trap", None, CONTROL, ends_block=True, exits=True, refused="the kernel trapped"),
     Opcode("brx", None, CONTROL, ends_block=True, refused=_NOT_MODELLED),
-    Opcode("call", None, CONTROL, refused=_NOT_MODELLED),
+    Opcode("call", calls.decode_call, CONTROL, ends_block=True, calls=True),
     Opcode("brkpt", None, CONTROL, refused=_NOT_MODELLED),
 )
 

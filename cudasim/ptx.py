@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 # PTX fundamental types -> (numpy dtype name, size in bytes)
 TYPES: dict[str, tuple[str, int]] = {
@@ -81,6 +82,7 @@ class Instruction:
     line: int = 0
     text: str = ""
     label: str | None = None  # set for pseudo-instructions that only mark a label
+    scope: int = 0  # the `{ }` scope it stands in (0: the function's own): a call's `param0` is its scope's
 
     @property
     def type(self) -> str:
@@ -126,6 +128,8 @@ class Function:
     body: list[Instruction]  # instructions only; labels map into it
     labels: dict[str, int]  # label -> index of the next instruction
     directives: dict[str, tuple[int, ...]] = field(default_factory=dict)  # .maxntid, .reqntid, ...
+    rets: list[Param] = field(default_factory=list)  # a .func's return parameters
+    linkage: Any = None  # cudasim.calls.Linkage: an entry linked with the functions it calls (None: no calls)
 
     @property
     def param_bytes(self) -> int:
@@ -141,6 +145,7 @@ class Module:
     globals: list[VarDecl]  # .global and .const module variables
     shared: list[VarDecl]  # module-level .shared, including `.extern .shared`
     files: dict[int, str]
+    declared: dict[str, tuple[list[Param], list[Param]]] = field(default_factory=dict)  # prototypes: (params, rets)
 
     def function(self, name: str) -> Function:
         try:
@@ -219,6 +224,7 @@ class _Parser:
         functions: dict[str, Function] = {}
         globals_: list[VarDecl] = []
         shared: list[VarDecl] = []
+        self.declared: dict[str, tuple[list[Param], list[Param]]] = {}
         t = self.text
         while True:
             self._skip_ws()
@@ -244,7 +250,7 @@ class _Parser:
                 else:
                     decl = self._var_decl(self._statement())
                     (shared if decl.space == "shared" else globals_).append(decl)
-        return Module(version, target, asize, functions, globals_, shared, self.files)
+        return Module(version, target, asize, functions, globals_, shared, self.files, self.declared)
 
     def _statement_line(self) -> str:
         """A directive that ends at the end of its line (no ';')."""
@@ -294,23 +300,23 @@ class _Parser:
         start = self.pos
         brace = t.find("{", start)
         semi = t.find(";", start)
-        if semi >= 0 and (brace < 0 or semi < brace):  # a prototype (.extern .func ...;)
-            self.pos = semi + 1
-            return None
-        header = t[start:brace]
-        self.pos = brace
+        prototype = semi >= 0 and (brace < 0 or semi < brace)  # .extern .func ...; or a forward declaration
+        header = t[start:semi if prototype else brace]
+        self.pos = semi + 1 if prototype else brace
         m = re.match(r"((?:\.\w+\s+)*)\.(entry|func)\s*(?:\((?P<ret>[^)]*)\)\s*)?(?P<name>[\w$]+)\s*"
                      r"(?:\((?P<params>[^)]*)\))?(?P<rest>.*)$", header.strip(), re.S)
         if not m:
             raise self.error(f"cannot read function header {header[:80]!r}")
         params = _params(m.group("params") or "")
+        rets = _params(m.group("ret") or "")
+        if prototype:
+            self.declared[m.group("name")] = (params, rets)
+            return None
         directives = {}
         for d in re.finditer(r"\.(maxntid|reqntid|minnctapersm|maxnreg|maxclusterrank|reqnctapercluster)\s+([\d,\s]+)",
                              m.group("rest")):
             directives[d.group(1)] = tuple(int(x) for x in d.group(2).replace(",", " ").split())
-        fn = Function(m.group("name"), m.group(2) == "entry", params, {}, [], [], [], {}, directives)
-        if m.group("ret"):
-            fn.directives["has_return_param"] = (1,)
+        fn = Function(m.group("name"), m.group(2) == "entry", params, {}, [], [], [], {}, directives, rets)
         self._body(fn)
         return fn
 
@@ -321,6 +327,7 @@ class _Parser:
         depth = 1
         loc = ("", 0)
         main_file: int | None = None
+        scopes, opened = [0], 0  # the scope each instruction stands in: a call's parameter names are its scope's
         while True:
             self._skip_ws()
             if self.pos >= len(t):
@@ -328,10 +335,13 @@ class _Parser:
             c = t[self.pos]
             if c == "{":  # a nested scope: registers declared inside are flattened
                 depth += 1
+                opened += 1
+                scopes.append(opened)
                 self.pos += 1
                 continue
             if c == "}":
                 depth -= 1
+                scopes.pop()
                 self.pos += 1
                 if depth == 0:
                     return
@@ -363,13 +373,14 @@ class _Parser:
             elif stmt.startswith((".local", ".shared", ".global", ".const")):
                 d = self._var_decl(stmt)
                 (fn.shared if d.space == "shared" else fn.locals).append(d)
-            elif stmt.startswith(".param"):
-                continue  # call-site parameter declarations (calls are unsupported at run time)
+            elif stmt.startswith((".param", ".callprototype")):
+                continue  # a call's parameters (named by position in the call) and indirect calls' prototypes
             elif stmt.startswith("."):
                 raise self.error(f"unsupported directive in {fn.name}: {stmt[:60]!r}")
             else:
                 ins = _instruction(stmt, self)
                 ins.file, ins.line = (loc[0], loc[1]) if loc[1] else ("", 0)
+                ins.scope = scopes[-1]
                 fn.body.append(ins)
 
     def resolve_files(self, mod: Module) -> None:
@@ -518,6 +529,23 @@ def _split_operands(s: str) -> list[str]:
     return out
 
 
+_CALL = re.compile(r"^(?:\((?P<rets>[^)]*)\)\s*,\s*)?(?P<target>[%\w$.]+)\s*(?:,\s*\((?P<args>[^)]*)\))?"
+                   r"\s*(?:,\s*(?P<proto>[\w$]+))?$")
+
+
+def _call_operands(rest: str, p: _Parser) -> tuple[Operand, ...]:
+    """`call (r0), f, (a0, a1);` -> (target, vec of arguments, vec of return parameters[, prototype]):
+    a symbol for a direct call, a register for an indirect one (through a function pointer)."""
+    m = _CALL.match(rest.strip())
+    if not m:
+        raise p.error(f"cannot read call operands {rest!r}")
+
+    def names(txt: str | None) -> Operand:
+        return Operand("vec", items=tuple(Operand("sym", name=x.strip()) for x in (txt or "").split(",") if x.strip()))
+    out = (_operand(m.group("target"), p), names(m.group("args")), names(m.group("rets")))
+    return out + ((Operand("sym", name=m.group("proto")),) if m.group("proto") else ())
+
+
 def _instruction(stmt: str, p: _Parser) -> Instruction:
     text = " ".join(stmt.split())
     s = text
@@ -535,6 +563,8 @@ def _instruction(stmt: str, p: _Parser) -> Instruction:
     mods, types = [], []
     for x in pieces[1:]:
         (types if x in _TOKEN_TYPES else mods).append(x)
+    if base == "call":
+        return Instruction(opcode, base, tuple(mods), tuple(types), _call_operands(rest, p), guard, neg, text=text)
     ops_txt = _split_operands(rest)
     dest_pred = None
     if ops_txt and "|" in ops_txt[0] and not ops_txt[0].strip().startswith("{"):

@@ -37,6 +37,7 @@ class Layout:
 
     def __init__(self, module: Module, fn: Function, global_symbols: dict[str, int]):
         self.global_symbols = global_symbols  # module .global/.const variables -> heap addresses
+        self.functions = set(module.functions) | set(module.declared)
         self.param_offsets: dict[str, Param] = {p.name: p for p in fn.params}
         off = 0
         self.shared_offsets: dict[str, int] = {}
@@ -59,6 +60,11 @@ class Layout:
             self.local_offsets[d.name] = off
             off += d.size
         self.local_end = off  # what the locals declare: the padding after them is no array's
+        self.slot_offsets: dict[str, int] = {}  # call parameters and return values (cudasim.calls), after the locals
+        for d in (fn.linkage.slots if fn.linkage is not None else ()):
+            off = align(off, max(d.align, 1))
+            self.slot_offsets[d.name] = off
+            off += d.size
         self.local_size = align(off, 16)
 
     def symbol_address(self, name: str) -> int:
@@ -70,6 +76,8 @@ class Layout:
             return self.global_symbols[name]
         if name in self.param_offsets:
             raise KeyError(f"taking the address of kernel parameter {name} is not modelled")
+        if name in self.functions:
+            raise KeyError(f"the address of function {name} (a function pointer or virtual function) is not modelled")
         raise KeyError(f"unknown symbol {name}")
 
     def shared_size(self, dynamic_shared: int) -> int:

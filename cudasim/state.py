@@ -42,11 +42,13 @@ class Mask:
 
 @dataclass
 class Entry:
-    """One entry of the divergence stack: lanes `mask` run from `pc` until they reach `reconv`."""
+    """One entry of the divergence stack: lanes `mask` run from `pc` until they reach `reconv`; a call's
+    frame (cudasim.calls) runs until its lanes return, and `frame` holds what to restore then."""
 
     pc: int
     m: Mask
     reconv: int
+    frame: object = None
 
 
 @dataclass

@@ -692,24 +692,45 @@ REFUSED = [  # (name, body, inputs, outputs, the text the error must quote)
 ]
 REFUSE = Ptx("refused", [Entry(n, body, ins, outs) for n, body, ins, outs, _ in REFUSED])
 CALLS = RawPtx("calls", """
-.func helper()
+.func (.param .b32 twice_ret) twice(.param .b32 twice_x)
 {
+    .reg .b32 %x;
+    ld.param.b32 %x, [twice_x];
+    add.u32 %x, %x, %x;
+    st.param.b32 [twice_ret], %x;
     ret;
 }
-""" + kernel("calls", ["out"], "call helper;\nst.global.u32 [%rp0], %t;"))
+""" + kernel("calls", ["out"], """{
+    .param .b32 param0;
+    st.param.b32 [param0], %g;
+    .param .b32 retval0;
+    call.uni (retval0), twice, (param0);
+    ld.param.b32 %t, [retval0];
+    }
+    mul.wide.u32 %rd1, %g, 4;
+    add.s64 %rd2, %rp0, %rd1;
+    st.global.u32 [%rd2], %t;""") + kernel("pointer", ["out"], """
+    mov.u64 %rd1, twice;
+    {
+    .param .b32 param0;
+    st.param.b32 [param0], %g;
+    .param .b32 retval0;
+    proto: .callprototype (.param .b32 _) _ (.param .b32 _);
+    call (retval0), %rd1, (param0), proto;
+    ld.param.b32 %t, [retval0];
+    }
+    st.global.u32 [%rp0], %t;"""))
 
 
-@pytest.mark.parametrize("name, text", [(r[0], r[4]) for r in REFUSED], ids=[r[0] for r in REFUSED])
-def test_unmodelled_instructions_are_refused_by_name(name, text):
-    """cudasim stops rather than guess: the error quotes the instruction."""
-    e = REFUSE.entries[name]
-    with pytest.raises(UnsupportedInstruction, match=re.escape(text)):
-        REFUSE.run(name, *[np.zeros(32, NP[t]) for t in e.ins])
+def test_a_call_runs_the_function_and_returns_its_value():
+    out = np.zeros(64, np.uint32)
+    CALLS("calls")(Out(out), block=(32, 1, 1), grid=(2, 1))
+    assert (out == 2 * np.arange(64)).all()
 
 
-def test_calls_are_refused_by_name():
-    with pytest.raises(UnsupportedInstruction, match=r"call helper.*calls and traps are not modelled"):
-        CALLS("calls")(Out(np.zeros(1, np.uint32)), block=(32, 1, 1), grid=(1, 1))
+def test_an_indirect_call_is_refused_by_name():
+    with pytest.raises(UnsupportedInstruction, match=r"mov.u64 %rd1, twice.*function pointer"):
+        CALLS("pointer")(Out(np.zeros(1, np.uint32)), block=(32, 1, 1), grid=(1, 1))
 
 
 @pytest.mark.skipif(not HAVE_PTXAS, reason="ptxas is not installed")

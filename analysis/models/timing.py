@@ -136,6 +136,12 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
 
     def kind(block: int) -> tuple[list, memaccess.BlockAccesses]:
         path = s.followed[block]
+        link = prog.fn.linkage
+        called = sorted({link.callees[pc] for pc, _ in path if pc in link.callees}) if link is not None else []
+        if called:
+            raise ValueError(f"warps of block {s.trace.block_coords(block)} call {', '.join(called)}, which ptxas did "
+                             "not inline: the SASS walk follows the kernel's own code only, so this kernel's time "
+                             "cannot be predicted")
         streams = []
         for w in range(-(-sim.threads_per_block // 32)):
             pw = [pc for pc, bits in path if bits >> w & 1]
