@@ -5,9 +5,9 @@ PyCUDA's API shape: `from cudasim import SourceModule, In, Out, InOut`.
 from .api import Function, Launch, SourceModule
 from .compile import CompileError, CompileResult, Resources, compile_cuda
 from .driver import In, InOut, Out
-from .errors import (BarrierDivergence, LaunchError, MemoryFault, SimulationError,
+from .errors import (BarrierDivergence, LaunchError, MemoryFault, Runaway, SimulationError,
                      UnsupportedInstruction)
 
 __all__ = ["SourceModule", "Function", "Launch", "In", "Out", "InOut", "CompileError", "CompileResult",
            "Resources", "compile_cuda", "SimulationError", "UnsupportedInstruction", "MemoryFault",
-           "BarrierDivergence", "LaunchError"]
+           "BarrierDivergence", "LaunchError", "Runaway"]

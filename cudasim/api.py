@@ -20,7 +20,7 @@ from .compile import DEFAULT_ARCH, CompileResult, Resources, compile_cuda
 from .calls import echo, link
 from .driver import ArgumentHandler, DeviceAllocation, In, InOut, Out, function_attribute
 from .errors import LaunchError
-from .execute import Finding, Program
+from .execute import MAX_STEPS, Finding, Program
 from .gpus import GPU, for_arch, get_gpu
 from .memory import GlobalMemory, default_memory
 from .ptx import Module, parse_module
@@ -234,13 +234,14 @@ class Function:
     def __call__(self, *args, block=(1, 1, 1), grid=(1, 1), shared: int = 0, stream=None, time_kernel: bool = False,
                  run_blocks=None, trace_blocks=None, trace: bool = True, check: bool | str = True,
                  lanes_per_batch: int = 1 << 15, follow_blocks=None, arg_names: list[str] | None = None,
-                 printf: bool = True) -> Launch:
+                 printf: bool = True, max_steps: int = MAX_STEPS) -> Launch:
         """Run the kernel. `check`: True (default) the quick shared-memory check; "full" every check of
         cudasim.check (races in shared and global memory, bounds, barriers, initialisation, warp syncs:
         findings of cudasim.check.Finding, and the run goes on past them); False none. `arg_names`: the
         source's parameter names, which findings then use for the arrays (PTX numbers them). `printf`: write what the
         kernel printed to standard output, as the GPU does at the next synchronization (False: only in
-        `launch.stats["printf"]`)."""
+        `launch.stats["printf"]`). `max_steps`: the warp instructions the launch may simulate before it stops as
+        runaway (cudasim.Runaway, naming where its threads were)."""
         if check not in (True, False, "full"):
             raise ValueError(f"check={check!r}: use True, False or \"full\"")
         block3, grid3 = _dims(block, "block"), _dims(grid, "grid")
@@ -271,7 +272,7 @@ class Function:
                 prog.checker.known = [(ptr, arr.nbytes) for ptr, arr, _ in temps] + heaps
                 prog.checker.guards = set(guards)
             tr, stats, findings = prog.launch(buf, grid3, block3, int(shared), run_blocks, trace_blocks, trace, check,
-                                              lanes_per_batch, follow_blocks)
+                                              lanes_per_batch, follow_blocks, max_steps)
             if printf:
                 echo(stats["printf"])
             outputs = []

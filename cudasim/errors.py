@@ -19,3 +19,7 @@ class BarrierDivergence(SimulationError):
 
 class LaunchError(SimulationError):
     """A launch the driver would refuse (block too large, too much shared memory, ...)."""
+
+
+class Runaway(SimulationError):
+    """The launch passed its step limit: an endless loop, or more work than the limit allows."""

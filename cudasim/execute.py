@@ -21,7 +21,7 @@ import numpy as np
 from .calls import MAX_DEPTH, Runtime
 from .cfg import EXIT, build_cfg
 from .context import DecodeContext
-from .errors import LaunchError, SimulationError, UnsupportedInstruction
+from .errors import LaunchError, Runaway, SimulationError, UnsupportedInstruction
 from .fusion import Fusion
 from .hazards import Finding, Hazards
 from .memory import GlobalMemory
@@ -32,11 +32,11 @@ from .spaces import Layout
 from .state import Batch, Entry, Mask, new_batch
 from .trace import Recorder, Trace
 
-__all__ = ["Program", "Finding", "FUSE", "MAX_WARP_INSTRUCTIONS"]
+__all__ = ["Program", "Finding", "FUSE", "MAX_STEPS"]
 
 _NORMAL, _BRA, _EXIT, _CALL, _RET = 0, 1, 2, 3, 4
 _RETURN = -2  # the reconvergence pc of a call's frame: it ends when its lanes have returned
-MAX_WARP_INSTRUCTIONS = 2_000_000_000
+MAX_STEPS = 1_000_000_000  # warp instructions one launch may simulate unless told otherwise (max_steps)
 FUSE = True  # run straight-line code regrouped (cudasim.fusion); read when a Program is built; tests turn it off
 
 
@@ -161,8 +161,11 @@ class Program:
         W = b.L // 32
         counts = stats["pc_runs"]  # warps entering each straight-line run or control instruction, by its pc
         watch = b.profiled  # [(batch block index, path)] for the blocks whose warps are followed
+        limit = stats["max_steps"] - stats["warp_instructions"]
         while stack:
             e = stack[-1]
+            if wi > limit:
+                self._runaway(b, e, stats["max_steps"])
             pc = e.pc
             m = e.m
             reconv = e.reconv
@@ -233,7 +236,9 @@ class Program:
                 elif lanes.any() and self.targets[pc] >= 0:
                     self._call(b, stack, pc, m if g is None else Mask.of(lanes))
                 elif lanes.any():
-                    self.ops[pc](b, m if g is None else Mask.of(lanes))
+                    ended = self.ops[pc](b, m if g is None else Mask.of(lanes))
+                    if ended is not None:  # lanes the runtime stopped (cudasim.check: a failed assert)
+                        self._kill(b, stack, ended)
                 continue
             # exit
             if g is None:
@@ -244,8 +249,6 @@ class Program:
                 e.pc = pc + 1
                 if dead.any():
                     self._kill(b, stack, dead)
-            if wi > MAX_WARP_INSTRUCTIONS:
-                raise SimulationError(f"more than {MAX_WARP_INSTRUCTIONS} warp instructions: an endless loop?")
         stats["thread_instructions"] += ti
         stats["warp_instructions"] += wi
 
@@ -262,6 +265,17 @@ class Program:
         """One past the last instruction of the straight-line run (or control instruction) at `pc`."""
         return self.runs[pc][0] if self.kinds[pc] == _NORMAL else pc + 1
 
+    def _runaway(self, b: Batch, e: Entry, max_steps: int) -> None:
+        ins = self.fn.body[min(max(e.pc, 0), len(self.fn.body) - 1)]
+        lane = int(e.m.idx[0]) if e.m.count else 0
+        t, blk = lane % b.lpb, int(b.block_ids[lane // b.lpb])
+        bx, by, _ = b.block
+        gx, gy, _ = b.grid
+        raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions: an endless loop? "
+                      f"{e.m.count:,} threads were at {ins.where()} (`{ins.text}`), first thread "
+                      f"({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},{blk // (gx * gy)})"
+                      f"; a kernel that needs more takes a higher limit (max_steps=, --max-steps)")
+
     @staticmethod
     def _kill(b: Batch, stack: list[Entry], dead: np.ndarray) -> None:
         dead = dead.copy()
@@ -272,7 +286,8 @@ class Program:
 
     def launch(self, params: np.ndarray, grid: tuple[int, int, int], block: tuple[int, int, int],
                dynamic_shared: int, run_blocks=None, trace_blocks=None, trace: bool = True, check: bool = True,
-               lanes_per_batch: int = 1 << 15, follow_blocks=None) -> tuple[Trace, dict, list[Finding]]:
+               lanes_per_batch: int = 1 << 15, follow_blocks=None,
+               max_steps: int = MAX_STEPS) -> tuple[Trace, dict, list[Finding]]:
         """Run the grid (or the blocks `run_blocks`), tracing `trace_blocks` (default: those run); for each of
         `follow_blocks` (linear indices among those run), the path its warps took (stats["followed"]:
         {block: [(pc of a run or control instruction, bit mask of the warps entering it), ...]})."""
@@ -295,7 +310,7 @@ class Program:
         if chk is not None:
             chk.start_launch(self.gmem, grid, block, lpb, len(ids))
         stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(len(ids)),
-                 "blocks_total": int(total), "pc_runs": {}}
+                 "blocks_total": int(total), "pc_runs": {}, "max_steps": int(max_steps)}
         follow = set() if follow_blocks is None else {int(x) for x in follow_blocks}
         followed: dict[int, list[tuple[int, int]]] = {}
         t0 = time.perf_counter()

@@ -365,3 +365,27 @@ def test_followed_blocks_record_the_path_of_each_warp():
     assert sorted(n for _, n in launch.stats["buffers"]) == [768, 768]
     spaces = {(ev.space, ev.op) for ev in launch.trace.events}
     assert ("const", "ld") in spaces and ("global", "ld") in spaces  # __constant__ reads are not global loads
+
+
+# -- bounded runs -------------------------------------------------------------------------
+SPIN = r'''
+extern "C" __global__ void spin(int* out, const int* flag) {
+    int x = threadIdx.x;
+    while (flag[0] == 0) x = x * 3 + 1;          // waits for a flag nothing sets
+    out[threadIdx.x] = x;
+}'''
+
+
+def test_an_endless_loop_stops_at_the_step_limit_naming_where_its_threads_are():
+    import time
+
+    from cudasim import Runaway
+    f = kernel(SPIN, "spin", filename="spin.cu")
+    t = time.perf_counter()
+    with pytest.raises(Runaway, match=r"limit of 2,000,000 warp instructions.*2,048 threads were at \S*spin\.cu:4 .*"
+                                      r"first thread \(0,0,0\) of block \(0,0,0\)"):
+        f(Out(np.zeros(256, np.int32)), In(np.zeros(1, np.int32)), block=(256, 1, 1), grid=(8, 1), max_steps=2_000_000)
+    assert time.perf_counter() - t < 30
+    out = np.zeros(256, np.int32)
+    f(Out(out), In(np.ones(1, np.int32)), block=(256, 1, 1), grid=(1, 1), max_steps=2_000_000)  # a set flag: done
+    assert (out == np.arange(256)).all()

@@ -17,13 +17,11 @@ from typing import NoReturn
 import numpy as np
 
 from ..api import SourceModule
-from ..calls import AssertionFailed
 from ..compile import CompileError
 from ..driver import Out
 from ..errors import SimulationError
 from ..memory import GlobalMemory
 from . import report
-from .findings import Finding, Side
 from .targets import TargetError, resolver
 
 PROG = "python -m cudasim.check"
@@ -92,32 +90,21 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
         chk.progress = _progress
         launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False,
                    arg_names=names)
-        findings = launch.findings
-    except AssertionFailed as e:  # the GPU stops the launch there: what was found before it, and the assert
-        launch, findings = None, chk.findings.sorted() + [_assert_finding(e)]
     except (SimulationError, TypeError, ValueError) as e:
         fail(str(e).splitlines()[0])
     seconds = time.perf_counter() - t0
+    findings = launch.findings
     notes = list(target.notes) + chk.notes
-    threads = int(np.prod(target.grid)) * int(np.prod(target.block))
-    if launch is None:
-        stats = f"{threads:,} threads; the launch stopped at a failed assert after {seconds:.2f} s"
-    else:
-        stats = (f"{launch.stats['blocks_run']:,} blocks, {threads:,} threads, every block simulated "
-                 f"({launch.stats['warp_instructions']:,} warp instructions in {seconds:.2f} s)")
+    blocks = launch.stats["blocks_run"]
+    threads = blocks * int(np.prod(target.block))
+    stats = (f"{blocks:,} blocks, {threads:,} threads, every block simulated "
+             f"({launch.stats['warp_instructions']:,} warp instructions in {seconds:.2f} s)")
     if a.json:
         print(json.dumps(report.to_json(target.description, target.grid, target.block, findings, notes, seconds),
                          indent=1, default=str))
     else:
         print(report.render(target.description, findings, notes, stats))
     return 1 if findings else 0
-
-
-def _assert_finding(e: AssertionFailed) -> Finding:
-    pc, file, line, instruction = e.where
-    side = Side(pc, str(file), line, instruction, "assert", list(e.threads), e.count)
-    return Finding("assert", f"Assertion `{e.condition}` failed; the GPU aborts the launch here, and later "
-                             f"kernel calls fail with cudaErrorAssert", side, e.count)
 
 
 def _progress(done: int, total: int, seconds: float) -> None:

@@ -17,13 +17,14 @@ from typing import Callable
 
 import numpy as np
 
+from ..calls import AssertionFailed
 from ..errors import SimulationError
 from ..memory import HEAP_BASE, GlobalMemory
 from ..operands import dtype_of, reader
 from ..spaces import Layout, shared_base
 from ..state import Batch
 from .bounds import SINK, alignment, global_bad, nearest, report_bounds, signed
-from .findings import Finding, Findings
+from .findings import Finding, Findings, Side, site
 from .order import NEVER, Clocks, Visibility
 from .races import Access, RaceCheck, init_check
 from .shadow import Shadow
@@ -89,6 +90,22 @@ class Checker:
                 ops[pc] = wrap_warp(ops[pc], ins, pc, self, ctx)
             elif ins.base in ("membar", "fence"):
                 ops[pc] = wrap_fence(ops[pc], ins, pc, self)
+            elif ins.base == "call" and ins.operands[0].name == "__assertfail":
+                ops[pc] = self._wrap_assert(ops[pc], ins, pc)
+
+    def _wrap_assert(self, op, ins, pc: int):
+        """A failed `assert` is a finding, and the lanes that failed it end there: the GPU stops the whole
+        launch at the first, the checker goes on to find the rest."""
+        def checked(b: Batch, m) -> np.ndarray:
+            try:
+                op(b, m)
+            except AssertionFailed as e:
+                self.findings.add(("assert", site(ins, pc)), lambda: Finding(
+                    "assert", f"Assertion `{e.condition}` failed; on the GPU the launch stops at the first failing "
+                    f"thread, and later calls fail with cudaErrorAssert",
+                    Side(pc, str(ins.file), ins.line, ins.text, "assert")), self.clocks.gid[m.idx])
+            return m.mask
+        return checked
 
     def tick(self) -> int:
         """The next event time; stops the run past the time limit."""
