@@ -1,26 +1,26 @@
 """Arithmetic instructions: integer and floating-point add, multiply, divide, fused multiply-add,
-min/max and the unary functions, each decoded once into a closure over lane vectors.
+dot products, min/max and the unary functions, each decoded once into a closure over lane vectors.
 
 Arithmetic follows the PTX ISA: integers wrap at their width; float32 arithmetic is done in
 float32 (IEEE round-to-nearest, as `.rn`); `fma.rn.f32` is one float64 multiply-add (the
 product exact) rounded to float32, the rare sums that land on a float32 midpoint first made
-round-to-odd so that the two roundings give the single one the ISA asks for; `fma.rn.f64`
-uses an error-free product and sum (at most 1 ulp), and exact rationals on the lanes whose
-product or splitting leaves the float64 range. Approximate functions (`rcp.approx`,
+round-to-odd so that the two roundings give the single one the ISA asks for; `fma.rn.f64` is
+rounded once (Boldo and Melquiond's round-to-odd emulation over an exact product, exact
+rationals on the lanes whose product leaves its range). Approximate functions (`rcp.approx`,
 `sqrt.approx`, `ex2.approx`, ...) are computed to full precision, which is within the few
 ulp the ISA allows the GPU. float32 add, sub, mul and fma take the directed roundings (`.rz`,
-`.rm`, `.rp`) from the float64 result and its exact error; float64 directed roundings and carry
-chains are refused.
+`.rm`, `.rp`) from the float64 result and its exact error; float64 add, sub, mul and fma and
+both widths' div, sqrt and rcp round the exact result's pair (`rounding`) once. 16-bit floats
+are `halfs`'; carry chains are refused.
 """
 from __future__ import annotations
 
-import math
-from fractions import Fraction
-
 import numpy as np
 
+from . import halfs
 from .operands import Op, Scope, dtype_of, reader, unsigned, unsupported, writer
 from .ptx import Instruction
+from .rounding import fma_pair, overflowed, product_pair, propagate_nan, quotient_pair, round_pair, sqrt_pair
 from .state import Batch, Mask
 
 
@@ -35,8 +35,8 @@ def flush_subnormal(x: "np.ndarray | np.generic", dt: np.dtype) -> np.ndarray:
 
 
 def saturate(x: "np.ndarray | np.generic", dt: np.dtype) -> np.ndarray:
-    """`.sat` on floats: clamp to [0, 1], NaN to 0."""
-    return np.clip(np.nan_to_num(x, nan=0.0), 0, 1).astype(dt)
+    """`.sat` on floats: clamp to [0, 1], NaN and -0 to +0 (as the H100 writes them)."""
+    return (np.clip(np.nan_to_num(x, nan=0.0), 0, 1) + dt.type(0)).astype(dt)
 
 
 def _mulhi(a, b, dt: np.dtype):
@@ -60,46 +60,13 @@ def _mulhi(a, b, dt: np.dtype):
     return np.asarray(hi).view(dt) if np.ndim(hi) else np.asarray(hi).view(dt)[()]
 
 
-def _two_prod_fma64(a, b, c):
-    """fma in float64 via error-free transformations (Dekker product, Knuth sum): <= 1 ulp; the
-    lanes where the product or its splitting overflows are done exactly (`_exact_fma64`)."""
-    a, b, c = np.broadcast_arrays(np.asarray(a, np.float64), np.asarray(b, np.float64), np.asarray(c, np.float64))
-    with np.errstate(over="ignore", invalid="ignore"):
-        p = a * b
-        split = 134217729.0
-        ta = a * split
-        ah = ta - (ta - a)
-        al = a - ah
-        tb = b * split
-        bh = tb - (tb - b)
-        bl = b - bh
-        e = ((ah * bh - p) + ah * bl + al * bh) + al * bl
-        s = p + c
-        bb = s - p
-        t = (p - (s - bb)) + (c - bb)
-        r = np.asarray(s + (t + e))
-        odd = ~np.isfinite(r)  # an overflowing product or splitting ends here as inf or NaN
-        if odd.any():
-            r = np.where(odd, a * b + c, r)  # right where an operand is inf or NaN
-            idx = np.flatnonzero(odd & np.isfinite(a) & np.isfinite(b))  # a finite product: exactly
-            r.flat[idx] = [_exact_fma64(x, y, z) for x, y, z in zip(a.flat[idx], b.flat[idx], c.flat[idx])]
+def _fma64(a, b, c, mode: str | None):
+    """fma.f64 rounded once, to nearest or by the directed `mode`; a NaN result is the GPU's
+    (DFMA: b's NaN, else c's, else a's, quieted; else the default NaN)."""
+    s, e = fma_pair(a, b, c, mode or "rn", sign=mode is not None)
+    r = s if mode is None else round_pair(s, e, "f64", mode).view(np.float64)
+    r = propagate_nan(r, b, c, a)
     return r if r.ndim else r[()]
-
-
-def _exact_fma64(x: float, y: float, z: float) -> float:
-    """x*y+z rounded once (Python's int division rounds correctly): for the rare lanes only."""
-    x, y, z = float(x), float(y), float(z)
-    if not (math.isfinite(x) and math.isfinite(y)):
-        return x * y + z  # an infinite or NaN product: IEEE's unfused result is the fused one
-    if not math.isfinite(z):
-        return z
-    v = Fraction(x) * Fraction(y) + Fraction(z)
-    if v == 0:  # exact zero: +0 unless both addends are -0 (round to nearest)
-        return x * y + z if x * y == 0 else 0.0
-    try:
-        return v.numerator / v.denominator
-    except OverflowError:
-        return -math.inf if v < 0 else math.inf
 
 
 def _sum_error(p, c, mode: str):
@@ -185,26 +152,60 @@ def _clz(x, width: int):
     return n.astype(np.uint32)
 
 
-_HALF_PAIRS = frozenset({"f16x2", "bf16", "bf16x2"})  # held as integers: their arithmetic is not modelled
+_HALVES = frozenset({"f16", "f16x2", "bf16", "bf16x2"})
 
 
 def refuse_half_pairs(ins: Instruction) -> None:
-    """f16x2, bf16 and bf16x2 live in integer registers here: computing on them would compute on
-    their bits, so refuse."""
-    if _HALF_PAIRS.intersection(ins.types):
-        raise unsupported(ins, f".{ins.type} arithmetic is not modelled")
+    """16-bit floats live in integer registers here: an opcode with no 16-bit float model would
+    compute on their bits, so refuse."""
+    if _HALVES.intersection(ins.types):
+        raise unsupported(ins, f".{ins.type} is not modelled for {ins.base}")
+
+
+def _directed(ins: Instruction, ctx: Scope, mode: str, pair, nan_order: tuple[int, ...] = ()) -> Op:
+    """An f32 or f64 instruction rounding the exact result's pair `pair(*float64 operands)` by `mode`
+    (.ftz for f32 flushes subnormal operands and results). NaN results are the GPU's: f32 the
+    canonical NaN (its division and root routines write it); f64 the first NaN operand in
+    `nan_order` quieted (DADD, DMUL), or the float64 operation's own NaN where it is empty."""
+    t = ins.type
+    dt = dtype_of(t)
+    d, *srcs = ins.operands
+    rs, put = [reader(o, t, ctx) for o in srcs], writer(d, ctx)
+    ftz = ins.has("ftz") and t == "f32"
+
+    def op(b: Batch, m: Mask) -> None:
+        xs = [np.asarray(r(b), dt) for r in rs]
+        if ftz:
+            xs = [flush_subnormal(x, dt) for x in xs]
+        s, e = pair(*(x.astype(np.float64) for x in xs))
+        r = round_pair(s, e, t, mode).view(dt)
+        if t == "f32":
+            r = np.where(np.isnan(r), np.uint32(0x7FFFFFFF).view(np.float32), flush_subnormal(r, dt) if ftz else r)
+        elif nan_order:
+            r = propagate_nan(r, *(xs[i] for i in nan_order))
+        put(b, r, m)
+    return op
+
+
+def _add_pair(mode: str, negate: bool):
+    def pair(x, y):
+        y = np.negative(y) if negate else y
+        s, e = _sum_error(x, y, mode)
+        return s, overflowed(s, e, np.isfinite(x) & np.isfinite(y))
+    return pair
 
 
 def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
-    refuse_half_pairs(ins)
+    if halfs.is_half(ins):
+        return halfs.decode_half(ins, pc, ctx)
     base, t = ins.base, ins.type
     dt = dtype_of(t)
     d, a, bo = ins.operands[:3]
     ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
     if dt.kind == "f":
         mode = next((k for k in ("rz", "rm", "rp") if ins.has(k)), None)
-        if mode and t != "f32":
-            raise unsupported(ins, "directed rounding of float64")
+        if mode and t == "f64":  # DADD and DMUL: b's NaN first
+            return _directed(ins, ctx, mode, product_pair if base == "mul" else _add_pair(mode, base == "sub"), (1, 0))
         sat, ftz = ins.has("sat"), ins.has("ftz")
         f = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[base]
 
@@ -266,7 +267,7 @@ def decode_sad(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
-    refuse_half_pairs(ins)
+    refuse_half_pairs(ins)  # no mad of 16-bit floats in the ISA (fma is)
     t = ins.type
     dt = dtype_of(t)
     if dt.kind == "f":
@@ -295,12 +296,11 @@ def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
-    refuse_half_pairs(ins)
+    if halfs.is_half(ins):
+        return halfs.decode_half(ins, pc, ctx)
     t = ins.type
     dt = dtype_of(t)
     mode = next((k for k in ("rz", "rm", "rp") if ins.has(k)), None)
-    if mode and t != "f32":
-        raise unsupported(ins, "directed rounding of float64")
     d, a, bo, c = ins.operands[:4]
     ra, rb, rc, put = reader(a, t, ctx), reader(bo, t, ctx), reader(c, t, ctx), writer(d, ctx)
     sat, ftz = ins.has("sat"), ins.has("ftz")
@@ -323,7 +323,7 @@ def decode_fma(ins: Instruction, pc: int, ctx: Scope) -> Op:
             put(b, r, m)
         return op
     if t == "f64":
-        return lambda b, m: put(b, _two_prod_fma64(ra(b), rb(b), rc(b)), m)
+        return lambda b, m: put(b, _fma64(ra(b), rb(b), rc(b), mode), m)
     raise unsupported(ins, f"fma of .{t}")
 
 
@@ -334,8 +334,9 @@ def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
     d, a, bo = ins.operands[:3]
     ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
     if dt.kind == "f":
-        if ins.has("rz", "rm", "rp"):
-            raise unsupported(ins, "directed rounding")
+        mode = next((k for k in ("rz", "rm", "rp") if ins.has(k)), None)
+        if mode:
+            return _directed(ins, ctx, mode, quotient_pair)
         ftz = ins.has("ftz")
         approx = ins.has("approx") and t == "f32"
 
@@ -373,7 +374,8 @@ def decode_div(ins: Instruction, pc: int, ctx: Scope) -> Op:
 
 
 def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
-    refuse_half_pairs(ins)
+    if halfs.is_half(ins):
+        return halfs.decode_half(ins, pc, ctx)
     base, t = ins.base, ins.type
     dt = dtype_of(t)
     d, a = ins.operands[:2]
@@ -420,7 +422,10 @@ def decode_unary(ins: Instruction, pc: int, ctx: Scope) -> Op:
     }
     if base not in fns or dt.kind != "f":
         raise unsupported(ins)
-    if ins.has("rz", "rm", "rp"):
+    mode = next((k for k in ("rz", "rm", "rp") if ins.has(k)), None)
+    if mode and base in ("sqrt", "rcp"):
+        return _directed(ins, ctx, mode, sqrt_pair if base == "sqrt" else lambda x: quotient_pair(1.0, x))
+    if mode:
         raise unsupported(ins, "directed rounding")
     f = fns[base]
     exact_f32 = base == "sqrt" and not ins.has("approx") and t == "f32"
@@ -454,12 +459,13 @@ def _gross_f64(f, ra, put) -> Op:
 
 
 def decode_minmax(ins: Instruction, pc: int, ctx: Scope) -> Op:
-    refuse_half_pairs(ins)
+    if halfs.is_half(ins) or (ins.type == "f32" and ins.has("NaN", "xorsign")):
+        return halfs.decode_minmax(ins, pc, ctx)
     t = ins.type
     dt = dtype_of(t)
     d, a, bo = ins.operands[:3]
     ra, rb, put = reader(a, t, ctx), reader(bo, t, ctx), writer(d, ctx)
-    if ins.has("NaN", "xorsign", "relu"):
+    if ins.has("NaN", "xorsign", "relu") or len(ins.operands) != 3:
         raise unsupported(ins)
     if dt.kind == "f":
         f = np.fmin if ins.base == "min" else np.fmax
@@ -474,3 +480,33 @@ def decode_minmax(ins: Instruction, pc: int, ctx: Scope) -> Op:
         return fminmax
     f = np.minimum if ins.base == "min" else np.maximum
     return lambda b, m: put(b, f(ra(b), rb(b)).astype(dt), m)
+
+
+def decode_dot(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    """dp4a.atype.btype d, a, b, c: c plus the products of a's and b's four bytes; dp2a.{lo,hi}:
+    c plus a's two 16-bit halves times b's bytes 0-1 (.lo) or 2-3 (.hi). A part is signed where
+    its operand's type is .s32; the sum wraps at 32 bits (d is .u32 only if both types are)."""
+    ta, tb = ins.types[-2:]
+    if ins.base == "dp4a":
+        a_width, count, first = 8, 4, 0
+    elif ins.has("lo", "hi"):
+        a_width, count, first = 16, 2, 2 if ins.has("hi") else 0
+    else:
+        raise unsupported(ins, "dp2a needs .lo or .hi")
+    d, a, bo, c = ins.operands[:4]
+    ra, rb, rc, put = reader(a, "b32", ctx), reader(bo, "b32", ctx), reader(c, "b32", ctx), writer(d, ctx)
+
+    def parts(x, width: int, signed: bool, k0: int) -> list[np.ndarray]:
+        u = np.asarray(x).astype(np.int64)
+        out = []
+        for k in range(k0, k0 + count):
+            v = (u >> (width * k)) & ((1 << width) - 1)
+            out.append(v - ((v >> (width - 1)) << width) if signed else v)
+        return out
+
+    def op(b: Batch, m: Mask) -> None:
+        total = np.asarray(rc(b)).astype(np.int64)
+        for x, y in zip(parts(ra(b), a_width, ta == "s32", 0), parts(rb(b), 8, tb == "s32", first)):
+            total = total + x * y
+        put(b, (total & 0xFFFFFFFF).astype(np.uint32), m)
+    return op

@@ -12,9 +12,12 @@ from typing import Callable
 
 import numpy as np
 
+from . import halfs
 from .arith import flush_subnormal, refuse_half_pairs, saturate
+from .halfs import HALF_TYPES
 from .operands import Op, Scope, cast, dtype_of, reader, unsigned, unsupported, writer
 from .ptx import Instruction, Operand
+from .rounding import decode, int_pair, round_pair
 from .state import Batch, Mask
 
 
@@ -139,18 +142,40 @@ def _compare(cmp: str, dt: np.dtype) -> Callable:
 _BOOL = {"and": np.logical_and, "or": np.logical_or, "xor": np.logical_xor}
 
 
-def decode_setp(ins: Instruction, pc: int, ctx: Scope) -> Op:
-    refuse_half_pairs(ins)
-    t = ins.type
+def _operands(ins: Instruction, t: str, ctx: Scope):
+    """Readers of a comparison's a and b as compared: float64 values of 16-bit floats (a leading
+    axis of 2, low then high, for pairs), the values themselves otherwise; .ftz flushes f32 and f16."""
+    a, bo = ins.operands[1:3]
+    ftz = ins.has("ftz")
+    if t in HALF_TYPES:
+        fmt, n = HALF_TYPES[t]
+        rtype = "b16" if n == 1 else "b32"
+        ra, rb = reader(a, rtype, ctx), reader(bo, rtype, ctx)
+
+        def half(r):
+            def read(b: Batch):
+                x = halfs.halves(r(b), n)
+                return decode(halfs.flush(x, fmt) if ftz else x, fmt)
+            return read
+        return half(ra), half(rb), np.dtype(np.float64)
     dt = dtype_of(t)
+    ra, rb = reader(a, t, ctx), reader(bo, t, ctx)
+    if ftz and dt.kind == "f":
+        return (lambda b: flush_subnormal(ra(b), dt)), (lambda b: flush_subnormal(rb(b), dt)), dt
+    return ra, rb, dt
+
+
+def decode_setp(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    """setp: a predicate from a comparison (and its complement into the second destination); for
+    16-bit pairs, p from the low halves and q from the high, each combined with c."""
+    t = ins.type
+    pair = t in HALF_TYPES and HALF_TYPES[t][1] == 2
     cmp = ins.mods[0]
     boolop = ins.mods[1] if len(ins.mods) > 1 and ins.mods[1] in _BOOL else None
     ops = ins.operands
-    d, a, bo = ops[:3]
-    ra, rb = reader(a, t, ctx), reader(bo, t, ctx)
+    ra, rb, dt = _operands(ins, t, ctx)
     f = _compare(cmp, dt)
-    ftz = ins.has("ftz")
-    put = writer(d, ctx)
+    put = writer(ops[0], ctx)
     putq = writer(Operand("reg", name=ins.dest_pred), ctx) if ins.dest_pred else None
     rc = None
     if boolop:
@@ -158,21 +183,48 @@ def decode_setp(ins: Instruction, pc: int, ctx: Scope) -> Op:
     g = _BOOL.get(boolop or "", None)
 
     def op(b: Batch, m: Mask) -> None:
-        x, y = ra(b), rb(b)
-        if ftz:
-            x, y = flush_subnormal(x, dt), flush_subnormal(y, dt)
-        r = np.asarray(f(x, y))
-        if r.ndim == 0:
-            r = np.full(b.L, bool(r))
+        r = np.asarray(f(ra(b), rb(b)))
+        if r.ndim == pair:  # immediate operands: one value for every lane
+            r = np.broadcast_to(r[..., None], r.shape + (b.L,))
+        p, q = (r[0], r[1]) if pair else (r, ~r)
         if g is not None:
             c = rc(b)
-            put(b, g(r, c), m)
-            if putq is not None:
-                putq(b, g(~r, c), m)
-        else:
-            put(b, r, m)
-            if putq is not None:
-                putq(b, ~r, m)
+            p, q = g(p, c), g(q, c)
+        put(b, p if p.base is None else np.array(p), m)  # views (a pair's halves, broadcasts) are copied
+        if putq is not None:
+            putq(b, q if q.base is None else np.array(q), m)
+    return op
+
+
+_TRUE = {"f32": 0x3F800000, "f16": 0x3C00, "bf16": 0x3F80, "f16x2": 0x3C00, "bf16x2": 0x3F80, "u32": 0xFFFFFFFF,
+         "s32": 0xFFFFFFFF, "u16": 0xFFFF, "s16": 0xFFFF}
+
+
+def decode_set(ins: Instruction, pc: int, ctx: Scope) -> Op:
+    """set.CmpOp{.BoolOp}.dtype.stype: the comparison (combined with c) written as the dtype's
+    true (1.0, or all ones for integers) or 0; for 16-bit pairs, per half (0xFFFF as the integer
+    true of a half written to a .u32/.s32)."""
+    dtn, stn = ins.types[0], ins.types[-1]
+    pair = stn in HALF_TYPES and HALF_TYPES[stn][1] == 2
+    if dtn not in _TRUE or (pair and dtn not in ("u32", "s32", stn)):
+        raise unsupported(ins)
+    cmp = ins.mods[0]
+    boolop = ins.mods[1] if len(ins.mods) > 1 and ins.mods[1] in _BOOL else None
+    ra, rb, dt = _operands(ins, stn, ctx)
+    f = _compare(cmp, dt)
+    g, rc = _BOOL.get(boolop or ""), reader(ins.operands[3], "pred", ctx) if boolop else None
+    true = _TRUE[dtn] & (0xFFFF if pair else 0xFFFFFFFF)
+    width = np.uint32 if (pair or dtn in ("f32", "u32", "s32")) else np.uint16
+    put = writer(ins.operands[0], ctx)
+
+    def op(b: Batch, m: Mask) -> None:
+        r = np.asarray(f(ra(b), rb(b)))
+        if g is not None:
+            r = g(r, rc(b))
+        v = np.where(r, true, 0).astype(np.uint32)
+        if pair:
+            v = v[0] | (v[1] << np.uint32(16))
+        put(b, np.broadcast_to(v, (b.L,) if v.ndim == 0 else v.shape).astype(width), m)
     return op
 
 
@@ -218,12 +270,18 @@ def decode_cvt(ins: Instruction, pc: int, ctx: Scope) -> Op:
                 r = (u + np.uint32(0xFFF) + lsb) & np.uint32(0xFFFFE000)
             put(b, np.where(finite, r, u), m)
         return tf32
-    if "bf16" in (dtn, atn) or "f16x2" in (dtn, atn) or "bf16x2" in (dtn, atn):
-        raise unsupported(ins, "bf16 conversions")
+    if dtn in HALF_TYPES:
+        return halfs.decode_cvt16(ins, pc, ctx)
     if ins.has("pack"):
         return _decode_cvt_pack(ins, ctx)
     dd, ad = dtype_of(dtn), dtype_of(atn)
     ra = reader(a, atn, ctx)
+    if atn in HALF_TYPES:  # a 16-bit float source: widened by halfs, else its exact float64 value
+        if dd.kind == "f":
+            return halfs.decode_cvt_from16(ins, pc, ctx)
+        if HALF_TYPES[atn][1] != 1:
+            raise unsupported(ins)
+        ra, ad = halfs.value_reader(a, atn, ctx), np.dtype(np.float64)
     irnd = next((k for k in _IRND if ins.has(k)), None)
     frnd = next((k for k in ("rn", "rz", "rm", "rp") if ins.has(k)), None)
     ftz_in, ftz_out = ftz and atn == "f32", ftz and dtn == "f32"  # .ftz concerns .f32 operands only
@@ -239,15 +297,18 @@ def decode_cvt(ins: Instruction, pc: int, ctx: Scope) -> Op:
                     r = saturate(r, dd)
                 put(b, r, m)
             return fround
-        if dd.itemsize < ad.itemsize and frnd not in (None, "rn"):
-            raise unsupported(ins, "directed rounding")
+        narrow = dd.itemsize < ad.itemsize and atn not in HALF_TYPES
+        mode = frnd if narrow and frnd in ("rz", "rm", "rp") else None  # f64 -> f32, rounded by the mode
         relu, satfinite = ins.has("relu"), ins.has("satfinite")
 
         def fconv(b: Batch, m: Mask) -> None:
             x = ra(b)
             if ftz_in:
                 x = flush_subnormal(x, ad)
-            r = np.asarray(x).astype(dd)
+            if mode:
+                r = round_pair(np.asarray(x, np.float64), 0.0, dtn, mode).view(dd)
+            else:
+                r = np.asarray(x).astype(dd)
             if ftz_out:
                 r = flush_subnormal(r, dd)
             if sat:
@@ -277,10 +338,10 @@ def decode_cvt(ins: Instruction, pc: int, ctx: Scope) -> Op:
             out = np.where(big, dd.type(hi), out)
             put(b, np.where(isnan, dd.type(nan), out) if nan else out, m)
         return f2i
-    if dd.kind == "f":  # int -> float, round to nearest
-        if frnd not in (None, "rn"):
-            raise unsupported(ins, "directed rounding")
-        return lambda b, m: put(b, np.asarray(ra(b)).astype(dd), m)
+    if dd.kind == "f":  # int -> float, rounded once by the mode (to nearest by default)
+        if frnd in (None, "rn"):
+            return lambda b, m: put(b, np.asarray(ra(b)).astype(dd), m)
+        return lambda b, m: put(b, round_pair(*int_pair(ra(b)), dtn, frnd).view(dd), m)
     # int -> int: truncate or extend by the source's signedness; .sat clamps
     if sat:
         lo, hi = np.iinfo(dd).min, np.iinfo(dd).max
