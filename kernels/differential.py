@@ -1,10 +1,12 @@
 """Differential test: the same PTX on a real GPU (PyCUDA) and in cudasim, same inputs.
 
-    python -m kernels.differential [--generated N] [--catalog] [--out FILE]
+    python -m kernels.differential [--generated N] [--catalog] [--halfs] [--out FILE]
 
-Integer outputs must be bit-identical; float outputs at most 1 ulp apart. The PTX comes
-from NVRTC (cudasim.compile) and is loaded unchanged by the driver, so both sides run
-exactly the same instructions. Needs a GPU and PyCUDA.
+Integer outputs must be bit-identical; float outputs at most 1 ulp apart; with --halfs, every
+16-bit float, dp4a/dp2a and directed-rounding form (kernels.halfdiff) bit for bit, NaNs included.
+The PTX comes from NVRTC (cudasim.compile) or is written by hand, and is loaded unchanged by the
+driver, so both sides run exactly the same instructions. Needs a GPU and PyCUDA (--halfs alone:
+PyCUDA or CuPy).
 """
 from __future__ import annotations
 
@@ -117,16 +119,31 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m kernels.differential", description=__doc__.splitlines()[0])
     ap.add_argument("--generated", type=int, default=200, help="random kernels to compare (default 200)")
     ap.add_argument("--catalog", action="store_true", help="also compare every catalog kernel")
+    ap.add_argument("--halfs", action="store_true",
+                    help="also compare the 16-bit float, dp4a/dp2a and directed-rounding forms bit for bit")
     ap.add_argument("--out", help="write the rows as JSON here")
     args = ap.parse_args(argv)
-    try:
-        import pycuda.driver  # noqa: F401
-    except ImportError:
-        print("kernels.differential: PyCUDA is not installed (pip install -e '.[gpu]' on a CUDA machine)", file=sys.stderr)
-        return 2
+    if args.generated or args.catalog:
+        try:
+            import pycuda.driver  # noqa: F401
+        except ImportError:
+            print("kernels.differential: PyCUDA is not installed (pip install -e '.[gpu]' on a CUDA machine)",
+                  file=sys.stderr)
+            return 2
+    if args.halfs:
+        import importlib.util
+
+        if not any(importlib.util.find_spec(m) for m in ("pycuda", "cupy")):
+            print("kernels.differential: --halfs needs PyCUDA or CuPy on a CUDA machine", file=sys.stderr)
+            return 2
     t0 = time.perf_counter()
     rows = run_generated(args.generated) if args.generated else []
     cat = run_catalog() if args.catalog else []
+    halfs, half_rows = ({}, [])
+    if args.halfs:
+        from kernels import halfdiff
+
+        halfs, half_rows = halfdiff.run_here()
     ints = [r for r in rows if r["integer"]]
     floats = [r for r in rows if not r["integer"]]
     summary = {
@@ -140,13 +157,15 @@ def main(argv: list[str] | None = None) -> int:
         "catalog_tensor_core_max_rel_err_vs_gpu": max((r["rel_err_vs_gpu"] for r in cat if r["tensor_core"]),
                                                       default=0),
         "catalog_differing_elements": sum(r["mismatched"] for r in cat),
+        "halfs": halfs,
         "seconds": round(time.perf_counter() - t0, 1),
     }
     print(json.dumps(summary, indent=1))
     if args.out:
         with open(args.out, "w") as f:
-            json.dump({"summary": summary, "rows": rows, "catalog": cat}, f, indent=1)
-    ok = summary["integer_mismatches"] == 0 and summary["float_max_ulp"] <= 1 and all(r["ok"] for r in cat)
+            json.dump({"summary": summary, "rows": rows, "catalog": cat, "halfs": half_rows}, f, indent=1)
+    ok = summary["integer_mismatches"] == 0 and summary["float_max_ulp"] <= 1 and all(r["ok"] for r in cat) \
+        and not halfs.get("mismatched_elements")
     print("differential: " + ("PASS" if ok else "FAIL") + " (measured on the GPU vs simulated)")
     return 0 if ok else 1
 
