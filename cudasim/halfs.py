@@ -4,7 +4,7 @@ the low half first), each instruction decoded once into a closure over lane vect
 Registers hold 16-bit floats as their bits. An operation decodes them to float64 (exact), forms
 the exact result as a rounding pair (sums by TwoSum, products exactly, a*b + c as an exact
 product plus TwoSum) and rounds it once (`rounding.round_pair`), so no result is rounded twice.
-As the ISA says and sm_90 does: a NaN result is the canonical NaN 0x7FFF; `.ftz` (f16 only)
+As the ISA says and the H100 does: a NaN result is the canonical NaN 0x7FFF; `.ftz` (f16 only)
 flushes subnormal operands and results to zeros of the same sign (f16 keeps subnormals
 otherwise); `.sat` clamps to [0, 1] with NaN to +0; `.relu` clamps negative results to +0 and
 keeps NaN as the canonical NaN. neg and abs are the GPU's adds of a signed zero: the sign bit

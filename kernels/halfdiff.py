@@ -24,11 +24,13 @@ from .halfforms import BLOCK, CUDA, CUDA_KERNELS, N, STORE, column, forms, input
 def export(folder: Path, seed: int = 0) -> dict:
     """The PTX (the forms' module and NVRTC's PTX of the CUDA kernels) and every input, into `folder`."""
     from cudasim import compile_cuda
+    from cudasim.gpus import get_gpu
 
     folder.mkdir(parents=True, exist_ok=True)
     fs = forms()
-    (folder / "forms.ptx").write_text(module_ptx(fs))
-    (folder / "cuda.ptx").write_text(compile_cuda(CUDA).ptx)
+    arch = get_gpu().arch  # the table's default GPU (the H100): its architecture, for both modules
+    (folder / "forms.ptx").write_text(module_ptx(fs, arch))
+    (folder / "cuda.ptx").write_text(compile_cuda(CUDA, arch=arch).ptx)
     rng = np.random.default_rng(seed)
     arrays, plan = {}, []
     for f in fs:

@@ -178,8 +178,9 @@ def forms() -> list[Form]:
     return out
 
 
-def module_ptx(fs: list[Form]) -> str:
-    return ".version 8.3\n.target sm_90\n.address_size 64\n\n" + "\n".join(f.ptx() for f in fs)
+def module_ptx(fs: list[Form], arch: str) -> str:
+    """The forms as one PTX module for `arch` (the GPU table's, read by the caller)."""
+    return f".version 8.3\n.target {arch}\n.address_size 64\n\n" + "\n".join(f.ptx() for f in fs)
 
 
 # -- inputs -------------------------------------------------------------------------------------
