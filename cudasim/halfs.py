@@ -219,6 +219,8 @@ def decode_approx(ins: Instruction, pc: int, ctx: Scope) -> Op:
 def decode_half(ins: Instruction, pc: int, ctx: Scope) -> Op:
     """The 16-bit float form of an arithmetic opcode (called by arith's decoders)."""
     base = ins.base
+    if len(set(ins.types)) != 1:  # add.f32.f16, fma.rn.f32.bf16 (sm_100): not these
+        raise unsupported(ins, "mixed-precision forms are not modelled")
     if base in ("add", "sub", "mul", "fma", "mad"):
         return decode_arith(ins, pc, ctx)
     if base in ("neg", "abs"):

@@ -234,6 +234,7 @@ ALL = [(e, r, k, None) for e, r, k in CASES] + [(e, r, k, within_2ulp) for e, r,
 @pytest.mark.skipif(not HAVE_PTXAS, reason="ptxas is not installed")
 def test_the_hand_written_ptx_assembles_with_ptxas():
     assert ptxas_errors(MODULES["half_ops"]) == ""
+    assert ptxas_errors(MODULES["half_fused"]) == ""
 
 
 @pytest.mark.parametrize("entry, ref, kinds, close", ALL, ids=[c[0].name for c in ALL])
@@ -312,7 +313,8 @@ def test_half_pairs_compute_each_half_apart():
 
 @pytest.mark.parametrize("line", ["fma.rn.oob.f16 %rs1, %rs2, %rs3, %rs4;", "add.rz.f16 %rs1, %rs2, %rs3;",
                                   "min.f32 %f1, %f2, %f3, %f4;", "mul.rn.sat.bf16 %rs1, %rs2, %rs3;",
-                                  "cvt.rn.f16x2.e4m3x2 %r1, %rs2;", "copysign.f16 %rs1, %rs2, %rs3;"])
+                                  "cvt.rn.f16x2.e4m3x2 %r1, %rs2;", "copysign.f16 %rs1, %rs2, %rs3;",
+                                  "add.rn.f32.f16 %f1, %rs2, %f3;", "fma.rn.f32.bf16 %f1, %rs2, %rs3, %f4;"])
 def test_unmodelled_forms_are_refused_by_name(line):
     """What is not modelled stops the run naming the instruction and its line, never a guess."""
     from cudasim import SourceModule, UnsupportedInstruction
@@ -322,6 +324,35 @@ def test_unmodelled_forms_are_refused_by_name(line):
     opcode = line.split()[0].replace(".", r"\.")
     with pytest.raises(UnsupportedInstruction, match=r"unsupported PTX instruction `" + opcode + r" .*` at h\.cu:7"):
         SourceModule.from_ptx(ptx).get_function("k")(np.zeros(1, np.uint64), block=(1, 1, 1), grid=(1, 1))
+
+
+FUSED = Ptx("half_fused", [Entry("fused", "\n".join(
+    [f"mov.b32 %fx{i}, %a{i};" for i in range(8)] + [f"add.f16x2 %d{i}, %a{i}, %a{4 + i};" for i in range(4)]
+    + [f"fma.rn.relu.bf16x2 %d{4 + i}, %a{i}, %a{4 + i}, %a{i};" for i in range(4)]
+    + [f"setp.ltu.f16x2 %qq{2 * i}|%qq{2 * i + 1}, %a{i}, %a{4 + i};" for i in range(4)]
+    + [f"selp.u32 %d{8 + j}, 1, 0, %qq{j};" for j in range(8)]
+    + [f"cvt.rn.f16x2.f32 %d{16 + i}, %fx{i}, %fx{4 + i};" for i in range(4)]),
+    ("b32",) * 8, ("b32",) * 20, ".reg .f32 %fx<8>; .reg .pred %qq<8>;")])
+
+
+def test_fused_groups_of_half_instructions():
+    """Four independent instructions of one form in a row run as one fused numpy op over stacked
+    registers (cudasim.fusion): pairs, setp's two predicates and cvt's two sources stay per lane."""
+    from test_ops_convert16 import to16
+
+    rng = np.random.default_rng(1)
+    cols = [H.column("f16x2", rng, 128) for _ in range(8)]
+    res = FUSED.run("fused", *cols)
+    add, fma = pair(arith("add", "f16")), pair(arith("fma", "bf16", relu=True))
+    lt, cv = compare("ltu"), to16("f16", "f32")
+    for lane in range(128):
+        a = [int(c[lane]) for c in cols]
+        for i in range(4):
+            assert int(res[i][lane]) == add(a[i], a[4 + i])
+            assert int(res[4 + i][lane]) == fma(a[i], a[4 + i], a[i])
+            assert int(res[8 + 2 * i][lane]) == lt(a[i] & 0xFFFF, a[4 + i] & 0xFFFF, "f16")
+            assert int(res[9 + 2 * i][lane]) == lt(a[i] >> 16, a[4 + i] >> 16, "f16")
+            assert int(res[16 + i][lane]) == (cv(a[i]) << 16) | cv(a[4 + i])
 
 
 # -- end to end: intrinsics compiled by NVRTC ---------------------------------------------------------
