@@ -11,7 +11,7 @@ rationals on the lanes whose product leaves its range). Approximate functions (`
 ulp the ISA allows the GPU. float32 add, sub, mul and fma take the directed roundings (`.rz`,
 `.rm`, `.rp`) from the float64 result and its exact error; float64 add, sub, mul and fma and
 both widths' div, sqrt and rcp round the exact result's pair (`rounding`) once. 16-bit floats
-are `halfs`'; carry chains are refused.
+are `halfs`'; the `.cc` forms of add, sub and mad go to `carry` (the opcode table routes them).
 """
 from __future__ import annotations
 
@@ -245,8 +245,6 @@ def decode_binary(ins: Instruction, pc: int, ctx: Scope) -> Op:
         if ins.has("hi"):
             return lambda b, m: put(b, _mulhi(ra(b), rb(b), dt), m)
         return lambda b, m: put(b, np.multiply(ra(b), rb(b), dtype=dt), m)
-    if ins.has("cc") or base in ("addc", "subc"):
-        raise unsupported(ins, "carry chains")
     f = {"add": np.add, "sub": np.subtract}[base]
     return lambda b, m: put(b, f(ra(b), rb(b), dtype=dt), m)
 
@@ -290,8 +288,6 @@ def decode_mad(ins: Instruction, pc: int, ctx: Scope) -> Op:
                                            -2 ** 31, 2 ** 31 - 1).astype(np.int32), m)
     if ins.has("hi"):
         return lambda b, m: put(b, np.add(_mulhi(ra(b), rb(b), dt), rc(b), dtype=dt), m)
-    if ins.has("cc"):
-        raise unsupported(ins, "carry chains")
     return lambda b, m: put(b, np.add(np.multiply(ra(b), rb(b), dtype=dt), rc(b), dtype=dt), m)
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from .errors import LaunchError, UnsupportedInstruction
 from .memory import HEAP_BASE
-from .ptx import Function, Instruction, Module, Operand, Param, VarDecl
+from .ptx import CC, Function, Instruction, Module, VarDecl, renamed
 from .spaces import split_generic
 from .state import Batch, Mask
 
@@ -83,7 +83,7 @@ def link(module: Module, name: str) -> Function:
     for k, fname in enumerate(order):
         fn = module.functions[fname]
         tag = "" if k == 0 else f"@{k}"
-        regmap = {r: r + tag for r in fn.regs}
+        regmap = {r: r if r == CC else r + tag for r in fn.regs}  # the carry flag is the thread's, not a function's
         symmap = {d.name: d.name + tag for d in fn.locals + fn.shared}
         if k:  # a function's parameters are slots; the entry's stay the kernel's parameter buffer
             symmap.update(zip([p.name for p in fn.params + fn.rets], names[fname][0] + names[fname][1]))
@@ -96,7 +96,7 @@ def link(module: Module, name: str) -> Function:
         labels.setdefault(f"{fname}{tag}", start)
         for pc, ins in enumerate(fn.body):
             here = {**symmap, **labmap, **scoped.get(ins.scope, {})}
-            body.append(_renamed(ins, regmap, here))
+            body.append(renamed(ins, regmap, here))
             if ins.base == "call" and ins.operands[0].kind == "sym":
                 callees[start + pc] = ins.operands[0].name
         regs.update({regmap[r]: t for r, t in fn.regs.items()})
@@ -142,24 +142,6 @@ def _call_scopes(fn: Function, names: dict[str, tuple[list[str], list[str]]]) ->
         m.update({a.name: s for a, s in zip(args, params)})
         m.update({a.name: s for a, s in zip(outs, rets)})
     return out
-
-
-def _renamed(ins: Instruction, regs: dict[str, str], syms: dict[str, str]) -> Instruction:
-    def op(o: Operand) -> Operand:
-        if o.kind == "reg":
-            return replace(o, name=regs.get(o.name, o.name))
-        if o.kind == "sym":
-            return replace(o, name=syms.get(o.name, o.name))
-        if o.kind in ("vec", "not"):
-            return replace(o, items=tuple(op(x) for x in o.items))
-        if o.kind == "mem" and o.base is not None:
-            return replace(o, base=op(o.base))
-        return o
-    if not regs and not syms:
-        return ins
-    return replace(ins, operands=tuple(op(o) for o in ins.operands),
-                   guard=regs.get(ins.guard, ins.guard) if ins.guard else None,
-                   dest_pred=regs.get(ins.dest_pred, ins.dest_pred) if ins.dest_pred else None)
 
 
 # -- the run time --------------------------------------------------------------------------------------

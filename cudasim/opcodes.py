@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from . import arith, barrier, bits, calls, memops, warp, wmma
+from . import arith, barrier, bits, calls, carry, memops, warp, wmma
 from .context import DecodeContext, Decoder
 from .errors import UnsupportedInstruction
 from .operands import Op, unsupported
@@ -79,10 +79,13 @@ def decode_nop(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
 
 ROWS = (
     # arithmetic: register-only; the fusable ones run stacked
-    Opcode("add", arith.decode_binary, ALU, pure=True, fusable=True),
-    Opcode("sub", arith.decode_binary, ALU, pure=True, fusable=True),
+    Opcode("add", carry.with_carry(arith.decode_binary), ALU, pure=True, fusable=True),
+    Opcode("sub", carry.with_carry(arith.decode_binary), ALU, pure=True, fusable=True),
     Opcode("mul", arith.decode_binary, ALU, pure=True, fusable=True),
-    Opcode("mad", arith.decode_mad, ALU, pure=True, fusable=True),
+    Opcode("mad", carry.with_carry(arith.decode_mad), ALU, pure=True, fusable=True),
+    Opcode("addc", carry.decode_carry, ALU, pure=True),  # carry chains, with the .cc forms of add, sub and mad
+    Opcode("subc", carry.decode_carry, ALU, pure=True),
+    Opcode("madc", carry.decode_carry, ALU, pure=True),
     Opcode("fma", arith.decode_fma, ALU, pure=True, fusable=True),
     Opcode("div", arith.decode_div, ALU, pure=True),
     Opcode("rem", arith.decode_div, ALU, pure=True),
@@ -158,6 +161,9 @@ ROWS = (
     Opcode("brx", None, CONTROL, ends_block=True, refused=_NOT_MODELLED),
     Opcode("call", calls.decode_call, CONTROL, ends_block=True, calls=True),
     Opcode("brkpt", None, CONTROL, refused=_NOT_MODELLED),
+    # textures and surfaces: refused where a thread reaches one
+    *(Opcode(name, None, CONTROL, refused="textures and surfaces are not modelled")
+      for name in ("tex", "tld4", "txq", "suld", "sust", "sured", "suq")),
 )
 
 OPCODES: dict[str, Opcode] = {r.name: r for r in ROWS}
@@ -169,6 +175,8 @@ def decode(ins: Instruction, pc: int, ctx: DecodeContext) -> Op | None:
     row = OPCODES.get(ins.base)
     if row is None:
         raise unsupported(ins)
+    if ins.unread and not row.refused:
+        raise unsupported(ins, f"cannot read its operands: {ins.unread}")
     if row.refused:
         err = unsupported(ins, row.refused)
 

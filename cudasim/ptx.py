@@ -10,7 +10,7 @@ for support later, when the executor decodes them.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # PTX fundamental types -> (numpy dtype name, size in bytes)
@@ -24,6 +24,8 @@ TYPES: dict[str, tuple[str, int]] = {
     "b128": ("uint64", 16),
 }
 STATE_SPACES = ("global", "shared", "local", "const", "param", "generic")
+CC = "%CC.CF"  # the carry flag of extended-precision arithmetic (add.cc, addc, ...): a register no PTX can name
+CARRY_OPS = ("addc", "subc", "madc")
 
 
 class PtxParseError(ValueError):
@@ -83,6 +85,8 @@ class Instruction:
     text: str = ""
     label: str | None = None  # set for pseudo-instructions that only mark a label
     scope: int = 0  # the `{ }` scope it stands in (0: the function's own): a call's `param0` is its scope's
+    unread: str = ""  # why its operands could not be read (decode refuses it; the rest of the module still parses)
+    inlined_at: tuple[int, int] | None = None  # (file index, line) of the call the code was inlined into
 
     @property
     def type(self) -> str:
@@ -321,27 +325,41 @@ class _Parser:
         return fn
 
     def _body(self, fn: Function) -> None:
+        self._statements(fn)
+        for ins in fn.body:  # the carry flag made explicit: a second destination where written, a last source where read
+            if ins.base in CARRY_OPS or (ins.base in ("add", "sub", "mad") and "cc" in ins.mods):
+                fn.regs[CC] = "u32"
+                if "cc" in ins.mods:
+                    ins.dest_pred = CC
+                if ins.base in CARRY_OPS:
+                    ins.operands += (Operand("reg", name=CC),)
+
+    def _statements(self, fn: Function) -> None:
         t = self.text
         assert t[self.pos] == "{"
         self.pos += 1
         depth = 1
-        loc = ("", 0)
+        loc: tuple = ("", 0)
         main_file: int | None = None
+        callers: dict[tuple[int, int], tuple[int, int]] = {}  # (file, line) -> where it was inlined
         scopes, opened = [0], 0  # the scope each instruction stands in: a call's parameter names are its scope's
+        shadows: list[dict[str, str]] = [{}]  # per open scope: registers it redeclares -> their own names
         while True:
             self._skip_ws()
             if self.pos >= len(t):
                 raise self.error(f"function {fn.name} has no closing brace")
             c = t[self.pos]
-            if c == "{":  # a nested scope: registers declared inside are flattened
+            if c == "{":  # a nested scope: its registers join the function's, renamed where they shadow one
                 depth += 1
                 opened += 1
                 scopes.append(opened)
+                shadows.append({})
                 self.pos += 1
                 continue
             if c == "}":
                 depth -= 1
                 scopes.pop()
+                shadows.pop()
                 self.pos += 1
                 if depth == 0:
                     return
@@ -360,16 +378,28 @@ class _Parser:
                 if main_file is None:
                     main_file = fidx
                 inl = re.search(r"inlined_at\s+(\d+)\s+(\d+)", parts.group(3))
-                if inl and fidx != main_file:  # code from a header: point at the user's line
-                    fidx, line = int(inl.group(1)), int(inl.group(2))
-                loc = (fidx, line)
+                here = (int(inl.group(1)), int(inl.group(2))) if inl else None
+                if here:  # the call this code was inlined into, followed out to the outermost one
+                    callers[(fidx, line)] = here
+                    seen = {here}
+                    while here in callers and callers[here] not in seen:
+                        here = callers[here]
+                        seen.add(here)
+                if here and fidx != main_file:  # code from a header: point at the user's line
+                    fidx, line = here
+                loc = (fidx, line, here)
                 continue
             if t.startswith(".pragma", self.pos):
                 self._statement()
                 continue
             stmt = self._statement()
             if stmt.startswith(".reg"):
-                _reg_decl(stmt, fn.regs, self)
+                declared: dict[str, str] = {}
+                _reg_decl(stmt, declared, self)
+                for name, typ in declared.items():
+                    if len(scopes) > 1 and name in fn.regs:  # the math library's inline asm redeclares %r1...
+                        shadows[-1][name] = f"{name}{{{scopes[-1]}}}"
+                    fn.regs[shadows[-1].get(name, name)] = typ
             elif stmt.startswith((".local", ".shared", ".global", ".const")):
                 d = self._var_decl(stmt)
                 (fn.shared if d.space == "shared" else fn.locals).append(d)
@@ -378,16 +408,57 @@ class _Parser:
             elif stmt.startswith("."):
                 raise self.error(f"unsupported directive in {fn.name}: {stmt[:60]!r}")
             else:
-                ins = _instruction(stmt, self)
+                try:
+                    ins = _instruction(stmt, self)
+                except PtxParseError as e:  # an instruction form the parser does not know stops only what runs it
+                    text = " ".join(stmt.split())
+                    op = text.split()[1 if text.startswith("@") else 0]
+                    parts = op.split(".")
+                    ins = Instruction(op, parts[0], tuple(x for x in parts[1:] if x not in _TOKEN_TYPES),
+                                      tuple(x for x in parts[1:] if x in _TOKEN_TYPES), (), text=text,
+                                      unread=str(e).split(": ", 1)[-1])
+                if len(shadows) > 1 and any(shadows):
+                    ins = renamed(ins, {k: v for d in shadows for k, v in d.items()}, {})
                 ins.file, ins.line = (loc[0], loc[1]) if loc[1] else ("", 0)
+                if len(loc) > 2 and loc[2]:
+                    ins.inlined_at = loc[2]
                 ins.scope = scopes[-1]
                 fn.body.append(ins)
 
     def resolve_files(self, mod: Module) -> None:
+        """File indices to names; code the toolkit's own headers hold (NVRTC's builtin header, cuda_fp16.h,
+        ...) is placed at the user's line it was inlined into, where the PTX says so."""
         for fn in mod.functions.values():
             for ins in fn.body:
                 if isinstance(ins.file, int):
-                    ins.file = mod.files.get(ins.file, str(ins.file))
+                    name = mod.files.get(ins.file, str(ins.file))
+                    if ins.inlined_at and _toolkit_header(name):
+                        ins.file, ins.line = mod.files.get(ins.inlined_at[0], name), ins.inlined_at[1]
+                    else:
+                        ins.file = name
+
+
+def _toolkit_header(path: str) -> bool:
+    return "__nv_" in path or "/cuda/include/" in path or "/nvidia/cu" in path or path.endswith(("_fp16.hpp", "_bf16.hpp"))
+
+
+def renamed(ins: Instruction, regs: dict[str, str], syms: dict[str, str]) -> Instruction:
+    """`ins` with its registers and symbols renamed (names not in the maps are kept)."""
+    def op(o: Operand) -> Operand:
+        if o.kind == "reg":
+            return replace(o, name=regs.get(o.name, o.name))
+        if o.kind == "sym":
+            return replace(o, name=syms.get(o.name, o.name))
+        if o.kind in ("vec", "not"):
+            return replace(o, items=tuple(op(x) for x in o.items))
+        if o.kind == "mem" and o.base is not None:
+            return replace(o, base=op(o.base))
+        return o
+    if not regs and not syms:
+        return ins
+    return replace(ins, operands=tuple(op(o) for o in ins.operands),
+                   guard=regs.get(ins.guard, ins.guard) if ins.guard else None,
+                   dest_pred=regs.get(ins.dest_pred, ins.dest_pred) if ins.dest_pred else None)
 
 
 def _params(text: str) -> list[Param]:
@@ -410,7 +481,7 @@ def _params(text: str) -> list[Param]:
 
 
 def _reg_decl(stmt: str, regs: dict[str, str], p: _Parser) -> None:
-    m = re.match(r"\.reg\s+(?:\.v[24]\s+)?\.(\w+)\s+(.*)$", stmt, re.S)
+    m = re.match(r"\.reg\s*(?:\.v[24]\s*)?\.(\w+)\s+(.*)$", stmt, re.S)  # `.reg.b16 hl` too (cuda_fp16.h's asm)
     if not m or m.group(1) not in TYPES:
         raise p.error(f"cannot read register declaration {stmt!r}")
     typ = m.group(1)

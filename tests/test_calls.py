@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,74 +20,7 @@ from needs import need_nvrtc
 
 pytestmark = pytest.mark.usefixtures("nvrtc")
 
-SRC = r"""
-__device__ __noinline__ int collatz(int x) {          // a loop, divergent trips and early returns, in a callee
-    int steps = 0;
-    if (x <= 1) return 0;
-    while (x != 1) { x = (x & 1) ? 3 * x + 1 : x / 2; if (++steps > 300) return -1; }
-    return steps;
-}
-__device__ int ack(int m, int n) {                     // recursion whose depth differs from lane to lane
-    if (m == 0) return n + 1;
-    if (n == 0) return ack(m - 1, 1);
-    return ack(m - 1, ack(m, n - 1));
-}
-__device__ __noinline__ float2 pair(float a, int k) { return make_float2(a * k, a - k); }   // a struct returned
-__device__ int digits(int x, int depth) {              // a local array each activation keeps across its call
-    int d[4];
-    for (int k = 0; k < 4; ++k) d[k] = (x >> (2 * k)) & 3;
-    int below = depth > 0 ? digits(x / 3 + d[x & 3], depth - 1) : 0;
-    return below * 7 + d[(x + depth) & 3] + d[depth & 3];
-}
-
-extern "C" __global__ void calls(int *steps, int *acks, float *pairs, int *dig, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    steps[i] = collatz(i);
-    acks[i] = i % 3 == 0 ? ack(1 + i % 2, i % 5) : -7;  // a call on one side of a branch
-    float2 p = pair(0.5f * i, i);
-    pairs[2 * i] = p.x;
-    pairs[2 * i + 1] = p.y;
-    dig[i] = digits(i * 37, i % 6);
-}
-
-extern "C" __global__ void talk(const float *x, const long long *big, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n && i % 8 == 3) {
-        int k = printf("b%d t%02d x=%.3f e=%e hex=%#x c=%c %s big=%lld u=%u\n", blockIdx.x, threadIdx.x, x[i], x[i],
-                       i * 255, 'a' + i % 26, (i & 8) ? "odd" : "even", big[i], (unsigned)-i);
-        if (k != 9) printf("printf returned %d\n", k);
-    }
-}
-
-extern "C" __global__ void checked(const int *x, int limit) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    assert(x[i] < limit);
-}
-
-extern "C" __global__ void heap(int *out, long long ask) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    int *p = (int *)malloc((i % 4 + 1) * sizeof(int));
-    for (int k = 0; k <= i % 4; ++k) p[k] = i * 10 + k;
-    int s = 0;
-    for (int k = 0; k <= i % 4; ++k) s += p[k];
-    free(p);
-    void *huge = malloc(ask);                          // more than the heap holds: NULL
-    out[i] = huge == nullptr ? s : -1;
-}
-
-extern "C" __global__ void twice_freed(int *out) {
-    int *p = (int *)malloc(16);
-    free(p);
-    free(p);
-    out[threadIdx.x] = 1;
-}
-
-__device__ int deep(int x, int stop) { return x == stop ? 0 : deep(x + 1, stop) + deep(x + 2, stop) + 1; }
-extern "C" __global__ void runaway(int *out, int stop) { out[threadIdx.x] = deep(threadIdx.x + 1, stop); }
-
-extern "C" __global__ void plain(float *y, const float *x) { y[threadIdx.x] = 2.0f * x[threadIdx.x]; }
-"""
+SRC = (Path(__file__).resolve().parent.parent / "kernels" / "calls.cu").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -195,16 +129,20 @@ def test_runaway_recursion_stops_in_bounded_time(mod):
     assert time.perf_counter() - t < 60
 
 
-def test_an_unreached_unmodelled_instruction_of_a_called_function_does_not_stop_the_kernel():
-    """sin(double) calls the math library's slow path for |x| >= 2^31 only; its carry chains are not modelled."""
-    src = r"""extern "C" __global__ void s(double *y, const double *x) { y[threadIdx.x] = sin(x[threadIdx.x]); }"""
-    f = SourceModule(src, no_extern_c=True).get_function("s")
-    x = np.linspace(-10, 10, 32)
-    y = np.zeros(32)
-    f(Out(y), In(x), block=(32, 1, 1), grid=(1, 1))
-    assert np.abs(y - np.sin(x)).max() < 1e-15
-    with pytest.raises(UnsupportedInstruction, match="carry chains|madc|addc"):
-        f(Out(y), In(np.full(32, 1e12)), block=(32, 1, 1), grid=(1, 1))
+def test_an_unmodelled_instruction_stops_only_the_threads_that_reach_it_naming_the_users_line():
+    """A texture fetch inside a called function: the kernel runs where no thread fetches; where one does, the
+    refusal names the instruction and the line of the user's source, not of the toolkit header it came from."""
+    src = r"""
+__device__ __noinline__ float fetch(cudaTextureObject_t t, int i) { return tex1Dfetch<float>(t, i); }
+extern "C" __global__ void maybe_tex(float *y, cudaTextureObject_t t, int use) {
+    y[threadIdx.x] = use ? fetch(t, threadIdx.x) : 1.0f;
+}"""
+    f = SourceModule(src, no_extern_c=True, filename="tex.cu").get_function("maybe_tex")
+    y = np.zeros(32, np.float32)
+    f(Out(y), np.uint64(0), np.int32(0), block=(32, 1, 1), grid=(1, 1))
+    assert (y == 1).all()
+    with pytest.raises(UnsupportedInstruction, match=r"`tex\.1d.*` at \S*tex\.cu:2 \(textures and surfaces"):
+        f(Out(y), np.uint64(0), np.int32(1), block=(32, 1, 1), grid=(1, 1))
 
 
 def _line(text: str) -> int:
