@@ -7,8 +7,8 @@ misjudges their wavefronts: four broadcast words are four wavefronts, one broadc
 16-byte word is one). Measured on the H100: sgemm_smem issues 81,920 LDS where its PTX
 has 131,072 ld.shared.
 
-How: NVRTC compiles the same source to a cubin, nvdisasm (pip: nvidia-cuda-nvdisasm)
-lists the SASS with source lines, and for each source line the PTX accesses of the trace
+How: the compile that made the PTX also made the cubin (cudasim.compile), nvdisasm (pip:
+nvidia-cuda-nvdisasm) lists its SASS with source lines, and for each source line the PTX accesses of the trace
 are grouped into the SASS widths found on that line: sorted by address, split into
 contiguous, aligned chunks whose widths use up the SASS widths exactly. Grouped rows are
 joined per warp execution (the k-th execution by a warp of each member) into one wider
@@ -172,14 +172,16 @@ def memory_ops(lst: Listing) -> dict[tuple[str, int], list[tuple[str, str, int]]
 
 def kernel_listing(source: str, options: list[str], filename: str, kernel: str, mangled: str | None = None,
                    arch: str = DEFAULT_ARCH) -> Listing | None:
-    """One kernel's SASS, compiled for `arch` by NVRTC and listed by nvdisasm; None without nvdisasm.
-    Cached on disk."""
+    """One kernel's SASS: the cubin of cudasim.compile's compile (NVRTC, or nvcc for a file with host code),
+    listed by nvdisasm; None without nvdisasm. Cached on disk by the cubin itself, so an edited header or
+    another compiler is a new listing."""
     exe = find_nvdisasm()
     if exe is None:
         return None
     exprs = [kernel] if "<" in kernel else []
-    key = hashlib.sha256(json.dumps([source, options, filename, kernel, exe, LISTING_VERSION, arch]).encode()
-                         ).hexdigest()[:32]
+    cubin, lowered = compile_cubin(source, exprs, options, arch, filename=filename)  # the compile the PTX came from
+    what = [hashlib.sha256(cubin).hexdigest(), kernel, mangled, exe, LISTING_VERSION]
+    key = hashlib.sha256(json.dumps(what).encode()).hexdigest()[:32]
     base = os.environ.get("CUDASIM_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudasim")
     path = Path(base) / "sass" / f"{key}.json"
@@ -190,7 +192,6 @@ def kernel_listing(source: str, options: list[str], filename: str, kernel: str, 
                            d["labels"])
         except (ValueError, TypeError, KeyError, IndexError):
             pass
-    cubin, lowered = compile_cubin(source, exprs, options, arch, filename=os.path.basename(filename))
     tmp = path.with_suffix(f".{os.getpid()}.cubin")
     tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_bytes(cubin)

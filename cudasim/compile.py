@@ -1,24 +1,41 @@
-"""CUDA C++ -> PTX (with line info) and ptxas resource usage, on a machine with no GPU.
+"""CUDA C++ -> PTX (with line info), the cubin, and ptxas resource usage, on a machine with no GPU.
 
-NVRTC from pip does the work, so no CUDA toolkit is needed; the same call also runs ptxas
-(`-Xptxas=-v`) to learn registers, shared memory, stack and spills per kernel. Results are
-cached on disk by a hash of the source, the options, the name expressions and the compiler
-version, since NVRTC takes 0.1-2 s per file and analysis commands should answer at once.
+NVRTC from pip does the work, so no CUDA toolkit is needed; the same compile also runs ptxas
+(`-Xptxas=-v`) to learn registers, shared memory, stack and spills per kernel, and makes the
+cubin nvdisasm lists. A file NVRTC cannot take because it holds host code (a `main()`, a
+host-only header such as `<vector>`) goes to nvcc where nvcc is installed (cudasim.nvcc), and
+otherwise ends in one line naming the header or function and the fix. Which compiler made the
+code is `CompileResult.compiler`.
+
+Every compile runs in a child process with address-space randomization off (cudasim.noaslr):
+NVRTC's optimizer otherwise varies its output with where its heap lands (sgemm_warptiling:
+112, 114 or 121 registers from run to run). `<cmath>`, `<cfloat>`, `<climits>`, `<cstdint>`,
+`<cstdio>`, `<cassert>` and their `.h` forms, which NVRTC lacks, come from cudasim/include
+(libcu++'s headers and NVRTC's built-in printf and assert). Results are cached on disk by a
+hash of the source, the headers it includes, the options, the name expressions, the compilers'
+versions and this module's COMPILE_VERSION, since a compile takes 0.1-2 s and analysis commands
+should answer at once.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
 import re
+import sys
 import sysconfig
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
+from . import includes, noaslr, nvcc
 from .gpus import get_gpu
 
 DEFAULT_ARCH = get_gpu().arch  # the default GPU row's compute capability ("sm_90" for the H100)
+COMPILE_VERSION = 2  # part of the cache key: raised when what a compile makes or stores changes
+SHIMS = Path(__file__).parent / "include"  # the standard headers NVRTC lacks (see the docstring)
+IMPLICIT = SHIMS / "cudasim_nvcc_implicit.h"  # what nvcc's implicit includes give device code
 
 
 class CompileError(Exception):
@@ -45,8 +62,10 @@ class CompileResult:
     lowered: dict[str, str]  # name expression -> mangled entry name
     resources: dict[str, Resources]  # mangled entry name -> ptxas report
     log: str = ""
-    compiler: str = ""
+    compiler: str = ""  # which compiler made the code: "nvrtc 13.0", "nvcc 13.0.88", with why where it matters
     options: list[str] = field(default_factory=list)
+    cubin: bytes = b""  # the machine code of this very PTX (ptxas's, in the same compile)
+    layout_fixed: bool = True  # compiled with randomization off, so the same inputs give the same code
 
     def entry(self, name: str) -> str:
         """Mangled entry for a name expression, a plain extern "C" name, or a mangled name."""
@@ -126,32 +145,37 @@ def nvrtc_version() -> str:
 def compile_cuda(source: str, name_expressions: list[str] | tuple[str, ...] = (),
                  options: list[str] | tuple[str, ...] = (), arch: str = DEFAULT_ARCH,
                  filename: str = "kernel.cu", cache: bool = True) -> CompileResult:
-    """Compile CUDA C++ to PTX for `arch` with line info, and get ptxas's resource report.
+    """Compile CUDA C++ to PTX for `arch` with line info, the cubin, and ptxas's resource report.
 
-    `name_expressions` instantiate templates ("sgemm<128,128,8>"); `options` are extra
-    NVRTC flags such as "-DTILE=32". Raises CompileError with the compiler's log.
+    `name_expressions` instantiate templates ("sgemm<128,128,8>"); `options` are extra compiler
+    flags such as "-DTILE=32", "-I include", "-use_fast_math", "-std=c++20"; quoted includes are
+    also looked for beside `filename`. Raises CompileError, its first line naming the problem.
     """
     try:
         version = nvrtc_version()
     except ImportError as e:  # pragma: no cover - the dependency is declared
         raise CompileError("NVRTC is not importable: pip install cuda-bindings nvidia-cuda-nvrtc") from e
-    opts = [f"-arch={arch}", "-lineinfo", "-Xptxas=-v", "-std=c++17", *options]
-    key = hashlib.sha256(json.dumps([source, sorted(name_expressions), opts, filename, version]).encode()).hexdigest()
+    opts = compiler_options(arch, options, filename)
+    exprs = list(name_expressions)
+    key = hashlib.sha256(json.dumps([source, sorted(exprs), opts, filename,
+                                     identity(source, filename, opts)]).encode()).hexdigest()
     path = _cache_dir() / f"{key[:32]}.json"
     if cache and path.exists():
         try:
             d = json.loads(path.read_text())
             d["resources"] = {k: Resources(**v) for k, v in d["resources"].items()}
+            d["cubin"] = base64.b64decode(d["cubin"])
             return CompileResult(**d)
         except (ValueError, TypeError, KeyError):
             pass  # a stale or torn cache file: compile again
-    result = _nvrtc(source, list(name_expressions), opts, filename)
-    result.compiler, result.arch = version, arch
+    result = _compile(source, exprs, opts, filename, version)
+    result.arch = arch
     if cache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")
             d = asdict(result)
+            d["cubin"] = base64.b64encode(result.cubin).decode()
             tmp.write_text(json.dumps(d))
             tmp.replace(path)
         except OSError:
@@ -159,66 +183,139 @@ def compile_cuda(source: str, name_expressions: list[str] | tuple[str, ...] = ()
     return result
 
 
+def identity(source: str, filename: str, options: list[str] | tuple[str, ...]) -> str:
+    """What else decides a compile's output besides the source and options: the headers it includes
+    (their contents), the compilers here (NVRTC's version, nvcc's or its absence, which decides who
+    takes host code) and COMPILE_VERSION. Part of every cache key over compiled code."""
+    deps = includes.digest(source, filename, includes.include_dirs_of(options))
+    return f"{COMPILE_VERSION}|{nvrtc_version()}|{nvcc.identity()}|{deps}"
+
+
 def compile_cubin(source: str, name_expressions: list[str] | tuple[str, ...] = (),
                   options: list[str] | tuple[str, ...] = (), arch: str = DEFAULT_ARCH,
                   filename: str = "kernel.cu") -> tuple[bytes, dict[str, str]]:
-    """The cubin NVRTC makes from the same source and flags as `compile_cuda`: the machine code
-    of the very PTX cudasim runs and the models read. Returns (cubin, lowered names)."""
-    from cuda.bindings import nvrtc
-
-    opts = [f"-arch={arch}", "-lineinfo", "-std=c++17", *options]
-    with _program(source, list(name_expressions), opts, filename) as (prog, _, lowered):
-        (size,) = _check(nvrtc.nvrtcGetCUBINSize(prog))
-        buf = b" " * size
-        _check(nvrtc.nvrtcGetCUBIN(prog, buf))
-    return buf, lowered
+    """The cubin of `compile_cuda`'s compile of the same source and flags: the machine code of the
+    very PTX cudasim runs and the models read. Returns (cubin, lowered names)."""
+    res = compile_cuda(source, name_expressions, options, arch, filename)
+    return res.cubin, res.lowered
 
 
-def _check(ret):
-    """The values an NVRTC call returns after its status; CompileError where the status is an error."""
-    from cuda.bindings import nvrtc
+def compiler_options(arch: str, options: list[str] | tuple[str, ...], filename: str) -> list[str]:
+    """The flags of a compile: architecture, line info, ptxas's report, C++17 unless the options name
+    a standard, the folder of `filename` (its quoted includes, first), then the options, every -I folder
+    made absolute (the compiler runs in a process of its own, in another folder)."""
+    opts = [f"-arch={arch}", "-lineinfo", "-Xptxas=-v"]
+    if not any(re.match(r"-?-std[= ]", o) or o in ("-std", "--std") for o in options):
+        opts.append("-std=c++17")
+    folder = os.path.dirname(filename)
+    if folder and os.path.isdir(folder):
+        opts.append(f"-I{os.path.abspath(folder)}")
+    dirs, rest = includes.split_options(options)
+    return opts + [f"-I{os.path.abspath(d)}" for d in dirs] + rest
 
-    err = ret[0] if isinstance(ret, tuple) else ret
-    if err != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-        raise CompileError(f"NVRTC call failed: {err}")
-    return ret[1:] if isinstance(ret, tuple) and len(ret) > 1 else None
+
+_ERROR_RE = re.compile(r"^(?P<file>.+?)\((?P<line>\d+)\): (?:catastrophic )?error: (?P<msg>.*)$", re.M)
+_IMPLICIT_RE = re.compile(r'identifier "\w+" is undefined|namespace "std" has no member "\w+"')
 
 
-@contextmanager
-def _program(source: str, exprs: list[str], opts: list[str], filename: str):
-    """An NVRTC program compiled with `opts` and the include directories: (program, log, lowered
-    names), destroyed on exit; CompileError naming the first error where it does not compile."""
-    from cuda.bindings import nvrtc
+def _compile(source: str, exprs: list[str], opts: list[str], filename: str, version: str) -> CompileResult:
+    """NVRTC; again with nvcc's implicit math headers where it stopped at one of their names; nvcc
+    where the file holds host code (or CompileError naming it and the fix where nvcc is not here)."""
+    out = _nvrtc(source, exprs, opts, filename)
+    compiler = version
+    if not out["ok"] and _IMPLICIT_RE.search(out["log"]):
+        retry = _nvrtc(source, exprs, opts + [f"--pre-include={IMPLICIT}"], filename)
+        if retry["ok"]:
+            out, compiler = retry, f"{version} (with <math.h> and <limits.h> included first, as nvcc includes them)"
+    if not out["ok"] and (host := _host_code(out["log"], source, filename)):
+        where, what, alternative = host
+        why = nvcc.unavailable()
+        if why is not None:
+            raise CompileError(f"{where}: {what}, which NVRTC cannot compile, and {why}: {nvcc.INSTALL_HINT}; "
+                               f"or {alternative}\n{out['log']}")
+        try:
+            out = nvcc.compile_nvcc(source, exprs, opts, filename)
+        except LookupError as e:  # a name expression that names no instantiation in nvcc's PTX
+            raise CompileError(str(e)) from None
+        compiler = f"{nvcc.identity()} (NVRTC cannot compile the {what} at {where})"
+        if not out["ok"]:
+            raise CompileError(f"{_nvcc_error(out['log'], filename)} (nvcc)\n{out['log']}")
+    if not out["ok"]:
+        raise CompileError(f"{_first_error(out['log'], filename)}\n{out['log']}")
+    result = CompileResult(ptx=out["ptx"], arch="", lowered=out["lowered"], resources=parse_ptxas_log(out["log"]),
+                           log=out["log"], compiler=compiler, options=list(opts),
+                           cubin=base64.b64decode(out["cubin"]), layout_fixed=out["layout_fixed"])
+    if not result.layout_fixed:
+        result.compiler += " (address-space randomization could not be turned off: the code may vary between runs)"
+    return result
 
-    (prog,) = _check(nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], []))
+
+def _host_code(log: str, source: str, filename: str) -> tuple[str, str, str] | None:
+    """Where NVRTC stopped at host code, what it is and the fix other than nvcc: ('file.cu:3',
+    'host-only header <vector>', ...) or ('file.cu:9', 'host code main()', ...); else None. A quoted
+    header found nowhere is the user's to point -I at (CompileError, where nvcc cannot look either)."""
+    move = "move the kernel into a file without host code"
+    for m in _ERROR_RE.finditer(log):
+        where, msg = f"{m.group('file')}:{m.group('line')}", m.group("msg")
+        text = _line(m.group("file"), int(m.group("line")), source, filename)
+        if h := re.match(r'cannot open source file "([^"]+)"', msg):
+            name = h.group(1)
+            if not re.search(rf'#\s*include\s*"{re.escape(name)}"', text) and not name.endswith(".cuh"):
+                return where, f"host-only header <{name}>", f"{move} (or, if <{name}> is yours, add -I DIR)"
+            if nvcc.unavailable() is not None:
+                raise CompileError(f'{where}: cannot find "{name}": add -I DIR naming the folder that holds it\n{log}')
+            return where, f'header "{name}" (not beside the file or on the -I path)', move
+        if "host functions are not allowed" in msg:
+            fn = re.findall(r"([A-Za-z_]\w*)\s*\(", text)
+            return where, f"host code {fn[0] + '()' if fn else '(a function without __device__ or __global__)'}", move
+    return None
+
+
+def _line(file: str, line: int, source: str, filename: str) -> str:
+    """Line `line` of `file` (the source being compiled, or a header on disk), '' if unreadable."""
     try:
-        for e in exprs:
-            _check(nvrtc.nvrtcAddNameExpression(prog, e.encode()))
-        all_opts = opts + [f"-I{d}" for d in include_dirs()]
-        ret = nvrtc.nvrtcCompileProgram(prog, len(all_opts), [o.encode() for o in all_opts])
-        (size,) = _check(nvrtc.nvrtcGetProgramLogSize(prog))
-        buf = b" " * size
-        _check(nvrtc.nvrtcGetProgramLog(prog, buf))
-        log = buf.decode(errors="replace").rstrip("\x00 \n")
-        if ret[0] != nvrtc.nvrtcResult.NVRTC_SUCCESS:
-            errors = [l for l in log.splitlines() if "error" in l]
-            raise CompileError(f"{filename}: {errors[0].strip() if errors else 'compilation failed'}\n{log}")
-        lowered = {}
-        for e in exprs:
-            (name,) = _check(nvrtc.nvrtcGetLoweredName(prog, e.encode()))
-            lowered[e] = name.decode()
-        yield prog, log, lowered
-    finally:
-        nvrtc.nvrtcDestroyProgram(prog)
+        text = source if file == filename else Path(file).read_text(errors="replace")
+    except OSError:
+        return ""
+    lines = text.splitlines()
+    return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
-def _nvrtc(source: str, exprs: list[str], opts: list[str], filename: str) -> CompileResult:
-    from cuda.bindings import nvrtc
+def _first_error(log: str, filename: str) -> str:
+    errors = [line for line in log.splitlines() if "error" in line]
+    return f"{filename}: {errors[0].strip() if errors else 'compilation failed'}"
 
-    with _program(source, exprs, opts, filename) as (prog, log, lowered):
-        (size,) = _check(nvrtc.nvrtcGetPTXSize(prog))
-        buf = b" " * size
-        _check(nvrtc.nvrtcGetPTX(prog, buf))
-        ptx = buf.decode().rstrip("\x00")
-    return CompileResult(ptx=ptx, arch="", lowered=lowered, resources=parse_ptxas_log(log), log=log,
-                         options=[o for o in opts])
+
+def _nvcc_error(log: str, filename: str) -> str:
+    """nvcc's first error, with the fix where it is a header not found."""
+    m = re.search(r"^(.+?:\d+):\d+: fatal error: (.+?): No such file or directory", log, re.M)
+    if m:
+        return f'{m.group(1)}: cannot find "{m.group(2)}": add -I DIR naming the folder that holds it'
+    return _first_error(log, filename)
+
+
+@lru_cache(maxsize=1)
+def _nvrtc_library() -> tuple[str, list[str]]:
+    """libnvrtc's path (as cuda-bindings finds it) and the builtins library beside it."""
+    from cuda.pathfinder import load_nvidia_dynamic_lib
+
+    lib = load_nvidia_dynamic_lib("nvrtc").abs_path
+    folder = Path(lib).parent
+    builtins = sorted(str(p) for p in folder.glob("*nvrtc-builtins*") if ".alt." not in p.name)
+    return lib, builtins[-1:]
+
+
+def _nvrtc(source: str, exprs: list[str], opts: list[str], filename: str) -> dict:
+    """One NVRTC compile in a child process laid out the same way every time (cudasim.noaslr)."""
+    lib, preload = _nvrtc_library()
+    request = {"lib": lib, "preload": preload, "source": source, "filename": filename, "exprs": exprs,
+               "options": opts + [f"-I{d}" for d in include_dirs()] + [f"-I{SHIMS}"]}
+    env = {"PYTHONHASHSEED": "0", **{k: os.environ[k] for k in ("LD_LIBRARY_PATH",) if k in os.environ}}
+    worker = str(Path(__file__).with_name("nvrtc_worker.py"))
+    p, fixed = noaslr.run([sys.executable, "-S", "-s", worker], env, json.dumps(request).encode())
+    if p.returncode != 0:
+        err = p.stderr.decode(errors="replace").strip().splitlines()
+        raise CompileError(f"{filename}: NVRTC's process failed: {err[-1] if err else f'exit status {p.returncode}'}")
+    out = json.loads(p.stdout)
+    out["layout_fixed"] = fixed
+    return out

@@ -1,0 +1,3 @@
+// cudasim's <float.h> for NVRTC: the same as its <cfloat>.
+#pragma once
+#include <cfloat>

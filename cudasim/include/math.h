@@ -1,0 +1,3 @@
+// cudasim's <math.h> for NVRTC: the same as its <cmath>.
+#pragma once
+#include <cmath>
