@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from cudasim.includes import included_files
+
 
 class TargetError(Exception):
     """A TARGET or option the CLI cannot use; printed as one line, exit status 2."""
@@ -70,41 +72,61 @@ def _strip_attributes(src: str) -> str:
     return src
 
 
-def parse_signature(source: str, kernel: str) -> list[Param]:
-    """Parameters of `__global__ ... kernel(...)` from the C++ source (names, types, pointer-ness)."""
-    base = kernel.split("<")[0].strip()
-    src = _strip_attributes(_strip_comments(source))
-    for m in re.finditer(r"__global__[^;{(]*?\b" + re.escape(base) + r"\s*\(", src):
-        i, depth = m.end(), 1
-        j = i
-        while j < len(src) and depth:
-            depth += {"(": 1, ")": -1}.get(src[j], 0)
-            j += 1
-        body = src[i:j - 1]
-        parts, depth, cur = [], 0, ""
-        for ch in body:
-            if ch in "<([" : depth += 1
-            if ch in ">)]": depth -= 1
-            if ch == "," and depth == 0:
-                parts.append(cur); cur = ""
-            else:
-                cur += ch
-        if cur.strip():
+def parse_signature(source: str, kernel: str, filename: str | None = None,
+                    include_dirs: list[str] | tuple[str, ...] = ()) -> list[Param]:
+    """Parameters of `__global__ ... kernel(...)` (names, types, pointer-ness), from the source or the
+    headers it includes (found beside `filename` and in `include_dirs`, as the compiler finds them); a
+    definition is preferred to a declaration, whose parameters may be unnamed."""
+    base = kernel.split("<")[0].strip().split("::")[-1]
+    texts = [source] + [text for _, text in included_files(source, filename, list(include_dirs))]
+    found = None
+    for text in texts:
+        src = _strip_attributes(_strip_comments(text))
+        for m in re.finditer(r"__global__[^;{(]*?\b" + re.escape(base) + r"\s*\(", src):
+            i, depth = m.end(), 1
+            j = i
+            while j < len(src) and depth:
+                depth += {"(": 1, ")": -1}.get(src[j], 0)
+                j += 1
+            defined = re.match(r"\s*(?:const\s*)?\{", src[j:]) is not None
+            if found is None or defined:
+                found = src[i:j - 1]
+            if defined:
+                return _params(found, base)
+    if found is not None:
+        return _params(found, base)
+    where = f" or the {len(texts) - 1} headers it includes" if len(texts) > 1 else ""
+    raise TargetError(f"no __global__ function named {base!r} in the source{where}")
+
+
+def _params(body: str, base: str) -> list[Param]:
+    """The parameters of a parameter list's text."""
+    parts, depth, cur = [], 0, ""
+    for ch in body:
+        if ch in "<([":
+            depth += 1
+        if ch in ">)]":
+            depth -= 1
+        if ch == "," and depth == 0:
             parts.append(cur)
-        out = []
-        for p in parts:
-            p = p.split("=")[0].strip()
-            if not p or p == "void":
-                continue
-            m2 = re.match(r"(.*?)([A-Za-z_]\w*)\s*(\[[^\]]*\])?$", p, flags=re.S)
-            if not m2:
-                raise TargetError(f"cannot read the parameter {p!r} of {base}")
-            ctype, name = m2.group(1), m2.group(2)
-            pointer = "*" in ctype or bool(m2.group(3))
-            ctype = re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict|struct)\b|\*|&", " ", ctype)
-            out.append(Param(" ".join(ctype.split()), name, pointer))
-        return out
-    raise TargetError(f"no __global__ function named {base!r} in the source")
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    out = []
+    for p in parts:
+        p = p.split("=")[0].strip()
+        if not p or p == "void":
+            continue
+        m2 = re.match(r"(.*?)([A-Za-z_]\w*)\s*(\[[^\]]*\])?$", p, flags=re.S)
+        if not m2:
+            raise TargetError(f"cannot read the parameter {p!r} of {base}")
+        ctype, name = m2.group(1), m2.group(2)
+        pointer = "*" in ctype or bool(m2.group(3))
+        ctype = re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict|struct)\b|\*|&", " ", ctype)
+        out.append(Param(" ".join(ctype.split()), name, pointer))
+    return out
 
 
 _BUF_RE = re.compile(r"^([a-z]+\d*)\[(\d+)\]$")
@@ -150,10 +172,13 @@ class Variable:
     initialized: bool
 
 
-def module_variables(source: str) -> dict[str, Variable]:
-    """The module variables a source declares, by name (functions, which `__device__` also marks, are not)."""
+def module_variables(source: str, filename: str | None = None,
+                     include_dirs: list[str] | tuple[str, ...] = ()) -> dict[str, Variable]:
+    """The module variables a source and the headers it includes declare, by name (functions, which
+    `__device__` also marks, are not)."""
     out = {}
-    for m in _VAR_RE.finditer(re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)):
+    texts = [source] + [text for _, text in included_files(source, filename, list(include_dirs))]
+    for m in _VAR_RE.finditer(re.sub(r"//[^\n]*|/\*.*?\*/", " ", "\n".join(texts), flags=re.S)):
         ctype = " ".join(w for w in m.group(2).split() if w not in ("const", "static", "volatile", "__restrict__"))
         out[m.group(3)] = Variable(m.group(1), ctype, m.group(3), m.group(5) == "=")
     return out

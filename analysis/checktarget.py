@@ -15,7 +15,6 @@ from cudasim.check.targets import Target, TargetError
 
 from . import pipeline
 from .args import TargetError as AnalysisTargetError
-from .args import parse_signature
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,12 +29,13 @@ def resolve(a: argparse.Namespace) -> Target:
         compiled = pipeline.compile_launch(launch)
         args, notes = launch.arguments()
         try:
-            names = [p.name for p in parse_signature(launch.source, launch.kernel)]
+            names = [p.name for p in launch.signature()]
         except AnalysisTargetError:
             names = []
     except (AnalysisTargetError, CompileError, LookupError, ValueError) as e:
         raise TargetError(str(e).splitlines()[0]) from None
     if len(names) != len(args):
         names = [f"arg{i}" for i in range(len(args))]
+    notes = [f"code by {compiled.result.compiler}", *notes]
     return Target(launch.describe(), launch.kernel, compiled.result.ptx, compiled.result, launch.grid, launch.block,
                   launch.shared, list(zip(names, args)), notes, launch.variables())

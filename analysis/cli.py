@@ -59,14 +59,15 @@ def main(name: str, argv: list[str] | None = None, prog: str | None = None) -> i
         print(json.dumps(result, indent=1, default=str) if a.json else model.render(result, view))
         how = "from the on-disk cache of an earlier run" if result.get("cached") else "simulated and modelled"
         if not a.json:
-            print(f"(answered in {time.perf_counter() - t0:.2f} s of wall time, {how})")
+            print(f"(answered in {time.perf_counter() - t0:.2f} s of wall time, {how}; code by {result['compiler']})")
         return model.exit_status(result)
     if model.needs == "launch":
         print(json.dumps(result, indent=1, default=str) if a.json else model.render(result, view))
         return model.exit_status(result)
     if a.json:
-        print(json.dumps({"target": res["target"], "level": res.get("level"), model.name: result,
-                          "notes": res["notes"], "findings": res["findings"]}, indent=1, default=str))
+        print(json.dumps({"target": res["target"], "level": res.get("level"), "compiler": res["compiler"],
+                          model.name: result, "notes": res["notes"], "findings": res["findings"]},
+                         indent=1, default=str))
         return model.exit_status(result)
     print(f"{res['target']}  [{result['provenance']['label']}]")
     for n in res["notes"]:
@@ -79,5 +80,5 @@ def main(name: str, argv: list[str] | None = None, prog: str | None = None) -> i
     for f in res["findings"]:
         print(f"  verifier: {f}")
     how = "from the on-disk cache of an earlier run" if res.get("cached") else "simulated and modelled"
-    print(f"(answered in {time.perf_counter() - t0:.2f} s of wall time, {how})")
+    print(f"(answered in {time.perf_counter() - t0:.2f} s of wall time, {how}; code by {res['compiler']})")
     return model.exit_status(result)

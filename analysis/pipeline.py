@@ -1,7 +1,7 @@
 """The analysis pipeline: a TARGET resolved into one launch, compiled once, simulated once, modelled.
 
     resolve   TARGET + --define/--size/--gpu (or --grid/--block/--arg)  -> ResolvedLaunch
-    compile   NVRTC for the GPU row's architecture (disk-cached)        -> PTX + ptxas resources
+    compile   NVRTC (nvcc for host code) for the GPU row's arch, cached -> PTX + ptxas resources, cubin
     simulate  cudasim.SourceModule over that PTX, sampled blocks        -> memory trace
     model     every trace model over the one trace (cached on disk); launch models over
               the resources and the GPU row (analysis.registry)
@@ -24,7 +24,6 @@ import argparse
 import hashlib
 import json
 import os
-import shlex
 from collections import deque
 from dataclasses import dataclass
 from functools import lru_cache
@@ -35,7 +34,9 @@ from typing import Any, Callable
 import numpy as np
 
 from cudasim import CompileError, CompileResult, Launch, LaunchError, Resources, SourceModule, compile_cuda
+from cudasim.compile import identity
 from cudasim.gpus import GPU, UnknownGPU, get_gpu
+from cudasim.includes import include_dirs_of
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 from kernels import catalog
@@ -43,6 +44,7 @@ from kernels import catalog
 from . import registry, sass
 from .args import TargetError, data_spec, make_args, module_variables, parse_dims, parse_kv, parse_signature
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
+from .targetargs import add_compile_args, add_launch_args, add_target_args, compile_flags, target_command  # noqa: F401
 
 ANALYSIS_CACHE_VERSION = 2
 _ARGUMENTS: dict = {}  # (launch key, seed) -> the arguments made for it (ResolvedLaunch.arguments)
@@ -61,7 +63,7 @@ class ResolvedLaunch:
     kernel: str  # name expression of the entry
     source: str
     filename: str
-    options: tuple[str, ...]  # -D flags; the architecture comes from `gpu`
+    options: tuple[str, ...]  # -D, -I and compiler flags; the architecture comes from `gpu`
     grid: Dim3
     block: Dim3
     shared: int  # dynamic shared bytes per block
@@ -69,6 +71,7 @@ class ResolvedLaunch:
     size: int | None = None  # catalog targets: the problem size
     entry: catalog.Kernel | None = None  # catalog targets: the entry as configured; None for a file
     arg_specs: tuple[tuple[str, str], ...] = ()  # file targets: --arg NAME=VALUE
+    flags: tuple[str, ...] = ()  # the -I folders and compiler options given (also in `options`)
 
     @property
     def threads_per_block(self) -> int:
@@ -87,8 +90,18 @@ class ResolvedLaunch:
     def key(self) -> str:
         """What determines a simulation's result, hashed (the result cache's key)."""
         d = [self.kernel, self.source, list(self.options), self.gpu.arch, self.grid, self.block, self.shared,
-             sorted(self.arg_specs), self.size, self.entry is not None]
+             sorted(self.arg_specs), self.size, self.entry is not None,
+             identity(self.source, self.filename, self.options)]  # headers, compilers
         return hashlib.sha256(json.dumps(d, default=str).encode()).hexdigest()
+
+    @property
+    def include_dirs(self) -> list[str]:
+        """The -I folders the options name."""
+        return include_dirs_of(self.options)
+
+    def signature(self) -> list:
+        """The kernel's parameters, from the source or the headers it includes (args.Param)."""
+        return parse_signature(self.source, self.kernel, self.filename, self.include_dirs)
 
     def arguments(self, seed: int = 0) -> tuple[list[Any], list[str]]:
         """The kernel's arguments (fresh copies: a launch may write them), and notes on any the user
@@ -111,54 +124,14 @@ class ResolvedLaunch:
                 names = getattr(self.entry, "constants", ())
                 made = (self.entry.args(inputs, self.size), [], {n: inputs[n] for n in names})
             else:
-                made = make_args(parse_signature(self.source, self.kernel), dict(self.arg_specs),
-                                 self.blocks * self.threads_per_block, module_variables(self.source))
+                made = make_args(self.signature(), dict(self.arg_specs), self.blocks * self.threads_per_block,
+                                 module_variables(self.source, self.filename, self.include_dirs))
             _ARGUMENTS.clear()  # one launch's arguments at a time: they can be large
             _ARGUMENTS[key] = made
         return _ARGUMENTS[key]
 
 
 # ---- resolve -----------------------------------------------------------------------------
-
-def target_command(args: argparse.Namespace) -> str:
-    """The TARGET and the options that shape its launch, as typed again (for a report that
-    points to another model's command)."""
-    parts = [args.target]
-    for opt, value in (("--size", args.size), ("--gpu", args.gpu), ("--grid", args.grid), ("--block", args.block),
-                       ("--shared", args.shared or None)):
-        if value is not None:
-            parts += [opt, str(value)]
-    for opt, values in (("--define", args.define), ("--arg", args.arg)):
-        for v in values:
-            parts += [opt, v]
-    return shlex.join(parts)
-
-
-def add_target_args(p: argparse.ArgumentParser) -> None:
-    """The TARGET and the options every model's command takes."""
-    add_launch_args(p)
-    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    p.add_argument("--all-blocks", action="store_true", help="simulate every block however many there are")
-    p.add_argument("--no-cache", action="store_true", help="ignore the on-disk result cache")
-
-
-def add_launch_args(p: argparse.ArgumentParser) -> None:
-    """The TARGET and the options that shape its launch."""
-    p.add_argument("target", help="catalog name, or path/to/file.cu::kernel")
-    p.add_argument("--grid", help="X[,Y[,Z]] blocks (file targets)")
-    p.add_argument("--block", help="X[,Y[,Z]] threads (file targets)")
-    p.add_argument("--shared", type=int, default=0, help="dynamic shared memory bytes per block (file targets)")
-    p.add_argument("--arg", action="append", default=[], metavar="NAME=VALUE",
-                   help="scalar by name, or buffer NAME=float32[COUNT] (file targets)")
-    p.add_argument("--data", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="a buffer's contents from a numpy file (file targets): indices, a histogram's input, a CSR "
-                        "matrix; the run then follows the addresses and branches that data gives")
-    p.add_argument("--define", action="append", default=[], metavar="NAME=VALUE",
-                   help="preprocessor define; a catalog kernel's launch follows its own (TILE, BLOCK_ROWS, BK, ...)")
-    p.add_argument("--size", type=int, help="problem size for catalog kernels")
-    p.add_argument("--gpu", help="GPU from cudasim/gpus.json (default H100-SXM): its SM count sizes the catalog's "
-                   "grid, its compute capability is compiled for")
-
 
 def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> ResolvedLaunch:
     """The parsed command line as one ResolvedLaunch (nothing compiled or simulated yet).
@@ -172,6 +145,7 @@ def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> Resolve
     if args.size is not None and args.size < 1:
         raise TargetError(f"--size {args.size}: must be a positive integer")
     defines = parse_kv(args.define, "--define")
+    flags = compile_flags(args)
     if "::" in args.target:
         specs = parse_kv(args.arg, "--arg")
         for name, path in parse_kv(getattr(args, "data", []), "--data").items():
@@ -179,19 +153,20 @@ def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> Resolve
                 raise TargetError(f"--data {name}: {name} is also given by --arg; give it one way")
             specs[name] = data_spec(name, path)
         return resolve_file(args.target, parse_dims(args.grid), parse_dims(args.block), args.shared, defines,
-                            specs, gpu)
+                            specs, gpu, flags)
     given = [o for o, v in (("--grid", args.grid), ("--block", args.block), ("--shared", args.shared),
                             ("--arg", args.arg), ("--data", getattr(args, "data", []))) if v]
     if given:
         raise TargetError(f"{', '.join(given)}: a catalog kernel's launch and arguments follow its size, defines and "
                           f"GPU; use path/to/file.cu::kernel to give them")
-    return resolve_catalog(args.target, args.size, defines, gpu, catalog_size)
+    return resolve_catalog(args.target, args.size, defines, gpu, catalog_size, flags)
 
 
-def resolve_catalog(name: str, size: int | None = None, defines: dict[str, str] | None = None,
-                    gpu: GPU | None = None, catalog_size: str = "sim_size") -> ResolvedLaunch:
+def resolve_catalog(name: str, size: int | None = None, defines: dict[str, str] | None = None, gpu: GPU | None = None,
+                    catalog_size: str = "sim_size", flags: tuple[str, ...] = ()) -> ResolvedLaunch:
     """A catalog kernel configured with `defines`, at `size` (default: its `catalog_size`), launched
-    as the catalog launches it on `gpu` (default: the table's default row)."""
+    as the catalog launches it on `gpu` (default: the table's default row), compiled with `flags`
+    (-I folders, compiler options) besides its defines."""
     gpu = gpu or get_gpu()
     try:
         entry = catalog.configure(name, defines or {})
@@ -200,21 +175,22 @@ def resolve_catalog(name: str, size: int | None = None, defines: dict[str, str] 
     except catalog.CatalogError as e:
         raise TargetError(str(e)) from None
     grid, block, shared = entry.launch(size, gpu.sms)
-    return ResolvedLaunch(name, entry.entry, catalog.source(entry), str(entry.path), tuple(entry.options()),
-                          _dim3(grid), _dim3(block), int(shared), gpu, size, entry)
+    return ResolvedLaunch(name, entry.entry, catalog.source(entry), str(entry.path), (*entry.options(), *flags),
+                          _dim3(grid), _dim3(block), int(shared), gpu, size, entry, flags=tuple(flags))
 
 
 def resolve_file(spec: str, grid: Dim3 | None, block: Dim3 | None, shared: int, defines: dict[str, str],
-                 arg_specs: dict[str, str], gpu: GPU | None = None) -> ResolvedLaunch:
-    """`path/to/file.cu::kernel` launched with the given grid, block and dynamic shared bytes."""
+                 arg_specs: dict[str, str], gpu: GPU | None = None, flags: tuple[str, ...] = ()) -> ResolvedLaunch:
+    """`path/to/file.cu::kernel` launched with the given grid, block and dynamic shared bytes, compiled
+    with its defines and `flags` (-I folders, compiler options)."""
     path, kernel = spec.split("::", 1)
-    if not os.path.exists(path):
-        raise TargetError(f"{path}: no such file")
+    if not os.path.isfile(path):
+        raise TargetError(f"{path}: " + ("a folder, not a .cu file" if os.path.isdir(path) else "no such file"))
     if grid is None or block is None:
         raise TargetError("a file target needs --grid X[,Y[,Z]] and --block X[,Y[,Z]]")
-    options = tuple(f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in defines.items())
+    options = tuple(f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in defines.items()) + tuple(flags)
     return ResolvedLaunch(spec, kernel, Path(path).read_text(), path, options, grid, block, int(shared or 0),
-                          gpu or get_gpu(), arg_specs=tuple(arg_specs.items()))
+                          gpu or get_gpu(), arg_specs=tuple(arg_specs.items()), flags=tuple(flags))
 
 
 def _dim3(t) -> Dim3:
@@ -226,7 +202,8 @@ def _dim3(t) -> Dim3:
 
 @dataclass(frozen=True)
 class Compiled:
-    """NVRTC's output for a launch: the PTX cudasim runs and ptxas's report on it."""
+    """The compiler's output for a launch (NVRTC's, or nvcc's for a file with host code): the PTX
+    cudasim runs and ptxas's report on it."""
 
     result: CompileResult
     entry: str  # the mangled entry name
@@ -529,7 +506,8 @@ def _trace_results(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool) -> 
     sim = simulate_sampled(launch, all_blocks, use_sass)
     result, trace, weights, notes, level = sim.result, sim.result.trace, sim.weights, sim.notes, sim.level
     out: dict[str, Any] = {"target": launch.describe(), "grid": list(launch.grid), "block": list(launch.block),
-                           "level": level, "provenance": provenance(trace, weights).label}
+                           "level": level, "provenance": provenance(trace, weights).label,
+                           "compiler": compile_launch(launch).result.compiler}
     for model in registry.trace_models():
         out[model.name] = model.analyze(trace, weights)
     out["notes"] = notes
@@ -559,8 +537,10 @@ def cached(key: str, compute: Callable[[], dict], use_cache: bool = True) -> dic
 
 
 def launch_result(model: Model, launch: ResolvedLaunch, options: argparse.Namespace | None = None) -> dict:
-    """A launch model's result: ptxas's resources for the launch and its GPU row, no simulation."""
-    return model.analyze(launch, compile_launch(launch).resources, options)
+    """A launch model's result: ptxas's resources for the launch and its GPU row, no simulation; with
+    the compiler that made the code."""
+    compiled = compile_launch(launch)
+    return {**model.analyze(launch, compiled.resources, options), "compiler": compiled.result.compiler}
 
 
 def _code_hash() -> str:

@@ -69,7 +69,8 @@ def simulation(launch: pipeline.ResolvedLaunch, defines: dict[str, str] | None =
     use_sass = sass.find_nvdisasm() is not None
     samples, notes, body = [], [], []
     for s in sizes:
-        one = launch if s == launch.size else pipeline.resolve_catalog(launch.spec, s, defines or {}, launch.gpu)
+        one = launch if s == launch.size else pipeline.resolve_catalog(launch.spec, s, defines or {}, launch.gpu,
+                                                                        flags=launch.flags)
         sample, body, n = _sample(one, all_blocks, use_sass)
         samples.append(sample)
         notes += [x for x in n if x not in notes]
@@ -97,4 +98,5 @@ def result(model: Model, launch: pipeline.ResolvedLaunch, args: argparse.Namespa
     all_blocks = bool(getattr(args, "all_blocks", False))
     use_cache = not getattr(args, "no_cache", False)
     return pipeline.cached(f"{model.name}|{launch.key()}|{all_blocks}|{sass.find_nvdisasm()}",
-                           lambda: model.analyze(simulation(launch, defines, all_blocks)), use_cache)
+                           lambda: {**model.analyze(simulation(launch, defines, all_blocks)),
+                                    "compiler": pipeline.compile_launch(launch).result.compiler}, use_cache)

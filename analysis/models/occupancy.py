@@ -375,8 +375,8 @@ def render(d: dict, view: View) -> str:
     out.append(f"  shared-memory carveout the driver picks: {o['smem_carveout'] // 1024} KB of "
                f"{gpu.smem_per_sm // 1024} KB per SM (a rule fitted to the 77 launches measured on an H100: only "
                f"{LIMIT_SHARED.name} depends on it)")
-    out.append("  note: registers are NVRTC's ptxas count (the code cudasim runs); an nvcc build of the same "
-               "source can differ by a few registers")
+    out.append(f"  note: registers are ptxas's count for the code {d.get('compiler') or 'NVRTC'} made (the code "
+               "cudasim runs); another compiler or version can differ by a few registers")
     out.append("")
     out.append(f"  {'limit (Nsight Compute metric)':44s} {'blocks/SM':>10}")
     lim = o["blocks_per_sm"]
