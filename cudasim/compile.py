@@ -33,7 +33,7 @@ from . import includes, noaslr, nvcc
 from .gpus import get_gpu
 
 DEFAULT_ARCH = get_gpu().arch  # the default GPU row's compute capability ("sm_90" for the H100)
-COMPILE_VERSION = 2  # part of the cache key: raised when what a compile makes or stores changes
+COMPILE_VERSION = 3  # part of the cache key: raised when what a compile makes or stores changes
 SHIMS = Path(__file__).parent / "include"  # the standard headers NVRTC lacks (see the docstring)
 IMPLICIT = SHIMS / "cudasim_nvcc_implicit.h"  # what nvcc's implicit includes give device code
 
@@ -234,7 +234,8 @@ def _compile(source: str, exprs: list[str], opts: list[str], filename: str, vers
             raise CompileError(f"{where}: {what}, which NVRTC cannot compile, and {why}: {nvcc.INSTALL_HINT}; "
                                f"or {alternative}\n{out['log']}")
         try:
-            out = nvcc.compile_nvcc(source, exprs, opts, filename)
+            out = nvcc.compile_nvcc(source, exprs, opts, _line_info_name(filename))
+            out["log"] = out["log"].replace(_line_info_name(filename), filename)
         except LookupError as e:  # a name expression that names no instantiation in nvcc's PTX
             raise CompileError(str(e)) from None
         compiler = f"{nvcc.identity()} (NVRTC cannot compile the {what} at {where})"
@@ -308,8 +309,8 @@ def _nvrtc_library() -> tuple[str, list[str]]:
 def _nvrtc(source: str, exprs: list[str], opts: list[str], filename: str) -> dict:
     """One NVRTC compile in a child process laid out the same way every time (cudasim.noaslr)."""
     lib, preload = _nvrtc_library()
-    request = {"lib": lib, "preload": preload, "source": source, "filename": filename, "exprs": exprs,
-               "options": opts + [f"-I{d}" for d in include_dirs()] + [f"-I{SHIMS}"]}
+    request = {"lib": lib, "preload": preload, "source": source, "filename": _line_info_name(filename),
+               "exprs": exprs, "options": opts + [f"-I{d}" for d in include_dirs()] + [f"-I{SHIMS}"]}
     env = {"PYTHONHASHSEED": "0", **{k: os.environ[k] for k in ("LD_LIBRARY_PATH",) if k in os.environ}}
     worker = str(Path(__file__).with_name("nvrtc_worker.py"))
     p, fixed = noaslr.run([sys.executable, "-S", "-s", worker], env, json.dumps(request).encode())
@@ -318,4 +319,11 @@ def _nvrtc(source: str, exprs: list[str], opts: list[str], filename: str) -> dic
         raise CompileError(f"{filename}: NVRTC's process failed: {err[-1] if err else f'exit status {p.returncode}'}")
     out = json.loads(p.stdout)
     out["layout_fixed"] = fixed
+    out["log"] = out["log"].replace(f"{_line_info_name(filename)}(", f"{filename}(")  # errors as the user named it
     return out
+
+
+def _line_info_name(filename: str) -> str:
+    """The name line info gives the source: a file on disk by its absolute path, so that a report reads
+    its lines from any folder (NVRTC would resolve a relative name against its child's folder, /)."""
+    return os.path.abspath(filename) if os.path.isfile(filename) else filename

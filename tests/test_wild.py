@@ -104,6 +104,8 @@ def test_template_kernel_in_a_header(cmd):
     d = _json(cmd, *TILE, "--no-cache")
     assert d["compiler"].startswith("nvrtc")
     tot = d[cmd.split(".")[1]]["totals"]
+    assert all(Path(g["file"]) == (ROOT / WILD / "tile_kernels.cuh").resolve()
+               for g in d[cmd.split(".")[1]]["instructions"])  # the header's lines, where a report reads them
     if cmd == "analysis.coalescing":
         assert list(tot.values()) == [warps * items, warps * items * 4, warps * items, warps * items * 4]
     else:
@@ -210,3 +212,29 @@ def test_compiler_options_reach_the_command_and_its_cache():
     assert "sqrt.approx" in ptx and "sqrt.rn" not in ptx
     r = _cli("analysis.occupancy", *SOFTMAX, "-X=-arch=sm_80")
     assert r.returncode == 2 and "--gpu" in r.stderr
+
+
+def test_printf_and_assert_with_their_headers():
+    """<cstdio> and <cassert> under NVRTC (its built-in printf and assert): the check runs clean and the
+    kernel's line is printed; with n = 0 every thread's assert fails, a finding (exit 1) at its line; the
+    analysis notes the printed line instead of printing it."""
+    need_nvrtc()
+    target = (f"{WILD}/checked_scale.cu::checked_scale", "--grid", "2", "--block", "64", "--arg", "out=float32[128]",
+              "--arg", "in=float32[128]")
+    ok = _cli("cudasim.check", *target, "--arg", "n=128")
+    assert ok.returncode == 0 and "scaled 128 elements" in ok.stdout, ok.stderr
+    bad = _json_status("cudasim.check", *target, "--arg", "n=0")
+    (f,) = bad["findings"]
+    path = ROOT / WILD / "checked_scale.cu"
+    line = next(i for i, text in enumerate(path.read_text().splitlines(), 1) if "assert(" in text)
+    assert (f["kind"], f["line"], f["count"]) == ("assert", line, 128)
+    assert Path(f["file"]) == path.resolve()  # the file itself, readable from any folder
+    d = _json("analysis.coalescing", *target, "--arg", "n=128", "--no-cache")
+    assert any("printed 1 line" in n and "scaled 128 elements" in n for n in d["notes"])
+
+
+def _json_status(*args) -> dict:
+    """The JSON of a command that exits 1 (findings)."""
+    r = _cli(*args, "--json")
+    assert r.returncode == 1, r.stderr
+    return json.loads(r.stdout)
