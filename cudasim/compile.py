@@ -33,7 +33,7 @@ from . import includes, noaslr, nvcc
 from .gpus import get_gpu
 
 DEFAULT_ARCH = get_gpu().arch  # the default GPU row's compute capability ("sm_90" for the H100)
-COMPILE_VERSION = 3  # part of the cache key: raised when what a compile makes or stores changes
+COMPILE_VERSION = 4  # part of the cache key: raised when what a compile makes or stores changes
 SHIMS = Path(__file__).parent / "include"  # the standard headers NVRTC lacks (see the docstring)
 IMPLICIT = SHIMS / "cudasim_nvcc_implicit.h"  # what nvcc's implicit includes give device code
 

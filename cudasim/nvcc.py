@@ -15,11 +15,15 @@ from __future__ import annotations
 import base64
 import ctypes
 import ctypes.util
+import fcntl
+import hashlib
+import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import zlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -87,30 +91,52 @@ def unavailable() -> str | None:
 def compile_nvcc(source: str, exprs: list[str], options: list[str], filename: str,
                  timeout: float = 600) -> dict:
     """nvcc's device compile of `source` (named `filename` in line info): {"ok", "log", "ptx", "cubin"
-    (base64), "lowered", "layout_fixed"}; {"ok": False, "log"} where it does not compile."""
+    (base64), "lowered", "layout_fixed"}; {"ok": False, "log"} where it does not compile.
+
+    nvcc names internal-linkage functions after the path it compiles and a random number, so the copy it
+    compiles lives at a path made from the inputs, under a lock, and the random number is seeded."""
     exe = find_nvcc()
     assert exe and host_compiler(), "callers check unavailable() first"
     stem = Path(filename).stem or "kernel"
-    with tempfile.TemporaryDirectory(prefix="cudasim-nvcc-") as tmp:
-        cu = Path(tmp) / f"{stem}.cu"
-        uses = "".join(f"[[maybe_unused]] static auto const __cudasim_name_expr_{i} = &{e};\n"
-                       for i, e in enumerate(exprs))  # instantiates each template the name expressions ask for
-        cu.write_text(f'#line 1 "{filename}"\n{source}\n{uses}')
-        keep = Path(tmp) / "keep"
+    uses = "".join(f"[[maybe_unused]] static auto const __cudasim_name_expr_{i} = &{e};\n"
+                   for i, e in enumerate(exprs))  # instantiates each template the name expressions ask for
+    text = f'#line 1 "{filename}"\n{source}\n{uses}'
+    seed = [] if any("random-seed" in o for o in options) else [f"-frandom-seed={zlib.crc32(filename.encode())}"]
+    work = _workdir([text, options, filename])
+    with open(work / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another process compiling the same inputs waits
+        keep = work / "keep"
+        shutil.rmtree(keep, ignore_errors=True)
         keep.mkdir()
-        argv = [exe, "-cubin", *options, "--keep", "--keep-dir", str(keep), "-o", str(keep / "out.cubin"), str(cu)]
+        cu = work / f"{stem}.cu"
+        cu.write_text(text)
+        argv = [exe, "-cubin", *options, *seed, "--keep", "--keep-dir", str(keep), "-o", str(keep / "out.cubin"),
+                str(cu)]
         path = os.pathsep.join(dict.fromkeys([os.path.dirname(exe), os.path.dirname(host_compiler() or ""),
                                               "/usr/bin", "/bin"]))
-        p, fixed = noaslr.run(argv, env={"PATH": path, "TMPDIR": tmp}, timeout=timeout, cwd=tmp)
-        log = (p.stdout + p.stderr).decode(errors="replace").strip()
-        ptx_file = keep / f"{stem}.ptx"
-        if p.returncode != 0 or not ptx_file.exists():
-            return {"ok": False, "log": log}
-        ptx = ptx_file.read_text()
-        cubin = (keep / "out.cubin").read_bytes()
+        try:
+            p, fixed = noaslr.run(argv, env={"PATH": path, "TMPDIR": str(keep)}, timeout=timeout, cwd=str(work))
+            log = (p.stdout + p.stderr).decode(errors="replace").strip()
+            ptx_file = keep / f"{stem}.ptx"
+            if p.returncode != 0 or not ptx_file.exists():
+                return {"ok": False, "log": log}
+            ptx = ptx_file.read_text()
+            cubin = (keep / "out.cubin").read_bytes()
+        finally:
+            shutil.rmtree(keep, ignore_errors=True)
+            cu.unlink(missing_ok=True)
     entries = re.findall(r"^\.(?:visible |weak )?\.entry\s+([\w$]+)\s*\(", ptx, re.M)
     return {"ok": True, "log": log, "ptx": ptx, "cubin": base64.b64encode(cubin).decode(),
             "lowered": {e: lower(e, entries) for e in exprs}, "layout_fixed": fixed}
+
+
+def _workdir(inputs: list) -> Path:
+    """A folder named by a hash of the inputs, in /tmp (not $TMPDIR, which differs from shell to shell)."""
+    base = Path("/tmp") if os.path.isdir("/tmp") else Path(tempfile.gettempdir())
+    key = hashlib.sha256(json.dumps(inputs).encode()).hexdigest()[:20]
+    work = base / f"cudasim-nvcc-{os.getuid() if hasattr(os, 'getuid') else 0}" / key
+    work.mkdir(parents=True, exist_ok=True)
+    return work
 
 
 def lower(expr: str, entries: list[str]) -> str:

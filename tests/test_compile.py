@@ -204,3 +204,19 @@ def test_compiler_options_reach_the_compile():
     with pytest.raises(CompileError):
         compile_cuda(cpp20)
     assert "-std=c++17" not in compile_cuda(cpp20, options=["-std=c++20"]).options
+
+
+def test_nvcc_gives_the_same_code_each_time(tmp_path):
+    """A whole program (host code: nvcc compiles it): nvcc names an anonymous namespace's functions after
+    the path it compiles and a random number (sgemm.cu's PTX differed in every one of 14 compiles), so its
+    input sits at a path made from the inputs and the number is seeded: two compiles give one PTX and cubin."""
+    from needs import need_nvcc
+    need_nvcc()
+    src = ("#include <vector>\nnamespace { __device__ float twice(float x) { return 2.0f * x; } }\n"
+           "__global__ void k(float* o) { o[threadIdx.x] = twice(o[threadIdx.x]); }\n"
+           "int main() { std::vector<int> v(4); return (int)v.size(); }\n")
+    a, b = (compile_cuda(src, filename=str(tmp_path / "prog.cu"), cache=False) for _ in range(2))
+    assert a.compiler.startswith("nvcc") and "<vector>" in a.compiler
+    info = bytes(int(x) for line in a.ptx.splitlines() if line.startswith(".b8") for x in line[4:].split(","))
+    assert b"_INTERNAL_" in info  # the name that used to vary is there
+    assert (a.ptx, a.cubin) == (b.ptx, b.cubin)
