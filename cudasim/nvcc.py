@@ -15,7 +15,6 @@ from __future__ import annotations
 import base64
 import ctypes
 import ctypes.util
-import fcntl
 import hashlib
 import json
 import os
@@ -95,6 +94,8 @@ def compile_nvcc(source: str, exprs: list[str], options: list[str], filename: st
 
     nvcc names internal-linkage functions after the path it compiles and a random number, so the copy it
     compiles lives at a path made from the inputs, under a lock, and the random number is seeded."""
+    import fcntl  # POSIX, as nvcc's host compilers here are
+
     exe = find_nvcc()
     assert exe and host_compiler(), "callers check unavailable() first"
     stem = Path(filename).stem or "kernel"
