@@ -100,6 +100,9 @@ def reader(o: Operand, t: str, ctx: Scope) -> Reader:
                 clk.value += 1
                 return dt.type(clk.value)
             return clock
+        if name.startswith("%envreg"):  # what the driver hands a cooperative launch: the grid group's workspace
+            raise KeyError(f"{name}: a grid-wide group (cooperative_groups::this_grid, grid.sync()) is not modelled; "
+                           "a block's groups are")
         return lambda b: cast(b.sregs[name], dt)
     if o.kind == "sym":
         v = dt.type(ctx.symbol_address(o.name))

@@ -38,6 +38,7 @@ class Layout:
     def __init__(self, module: Module, fn: Function, global_symbols: dict[str, int]):
         self.global_symbols = global_symbols  # module .global/.const variables -> heap addresses
         self.functions = set(module.functions) | set(module.declared)
+        self.kernels = {n for n, f in module.functions.items() if f.entry}
         self.param_offsets: dict[str, Param] = {p.name: p for p in fn.params}
         off = 0
         self.shared_offsets: dict[str, int] = {}
@@ -76,6 +77,8 @@ class Layout:
             return self.global_symbols[name]
         if name in self.param_offsets:
             raise KeyError(f"taking the address of kernel parameter {name} is not modelled")
+        if name in self.kernels:
+            raise KeyError(f"the address of kernel {name}: a launch from the device (dynamic parallelism) is not modelled")
         if name in self.functions:
             raise KeyError(f"the address of function {name} (a function pointer or virtual function) is not modelled")
         raise KeyError(f"unknown symbol {name}")

@@ -173,3 +173,16 @@ def test_the_commands_take_kernels_that_call(tmp_path):
     assert r.returncode == 1, r.stderr
     (finding,) = json.loads(r.stdout)["findings"]
     assert finding["kind"] == "assert" and finding["thread_count"] == 24 and finding["line"] == _line("assert(x[i] < limit);")
+
+
+@pytest.mark.parametrize("src, kernel, options, why", [
+    ("#include <cooperative_groups.h>\n__global__ void g(float *x) { cooperative_groups::this_grid().sync(); x[0] = 1; }",
+     "g", [], r"%envreg\d+: a grid-wide group .* is not modelled"),
+    ("__global__ void child(float *x) { x[threadIdx.x] = 1; }\n"
+     "__global__ void parent(float *x) { if (threadIdx.x == 0) child<<<1, 32>>>(x); }",
+     "parent", ["-rdc=true"], r"a launch from the device \(dynamic parallelism\) is not modelled"),
+])
+def test_what_is_not_modelled_is_refused_by_name(src, kernel, options, why):
+    mod = SourceModule(src, no_extern_c=True, options=options)
+    with pytest.raises(UnsupportedInstruction, match=why):
+        mod.get_function(kernel)(Out(np.zeros(32, np.float32)), block=(32, 1, 1), grid=(1, 1))
