@@ -2,6 +2,8 @@
 // depth differs lane by lane, a struct returned, locals kept across a recursive call), printf, assert,
 // malloc/free and runaway recursion. tests/test_calls.py checks cudasim against Python references;
 // `python -m kernels.callsdiff` runs the same PTX on a GPU and compares.
+#include <cstdio>
+#include <cassert>
 __device__ __noinline__ int collatz(int x) {          // a loop, divergent trips and early returns, in a callee
     int steps = 0;
     if (x <= 1) return 0;
