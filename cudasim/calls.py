@@ -95,7 +95,7 @@ def link(module: Module, name: str) -> Function:
             labels[labmap[lab]] = start + pc
         labels.setdefault(f"{fname}{tag}", start)
         for pc, ins in enumerate(fn.body):
-            here = {**symmap, **labmap, **scoped.get(ins.scope, {})}
+            here = {**regmap, **symmap, **labmap, **scoped.get(ins.scope, {})}  # a register may stand as a symbol
             body.append(renamed(ins, regmap, here))
             if ins.base == "call" and ins.operands[0].kind == "sym":
                 callees[start + pc] = ins.operands[0].name

@@ -417,8 +417,9 @@ class _Parser:
                     ins = Instruction(op, parts[0], tuple(x for x in parts[1:] if x not in _TOKEN_TYPES),
                                       tuple(x for x in parts[1:] if x in _TOKEN_TYPES), (), text=text,
                                       unread=str(e).split(": ", 1)[-1])
-                if len(shadows) > 1 and any(shadows):
-                    ins = renamed(ins, {k: v for d in shadows for k, v in d.items()}, {})
+                if len(shadows) > 1 and any(shadows):  # `f` as well as `%f`: asm names registers without a %
+                    here = {k: v for d in shadows for k, v in d.items()}
+                    ins = renamed(ins, here, here)
                 ins.file, ins.line = (loc[0], loc[1]) if loc[1] else ("", 0)
                 if len(loc) > 2 and loc[2]:
                     ins.inlined_at = loc[2]

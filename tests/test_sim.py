@@ -389,3 +389,23 @@ def test_an_endless_loop_stops_at_the_step_limit_naming_where_its_threads_are():
     out = np.zeros(256, np.int32)
     f(Out(out), In(np.ones(1, np.int32)), block=(256, 1, 1), grid=(1, 1), max_steps=2_000_000)  # a set flag: done
     assert (out == np.arange(256)).all()
+
+
+SHADOW = r'''
+extern "C" __global__ void shadow(unsigned* out, const unsigned* a) {
+    unsigned x = a[threadIdx.x], lo, hi;
+    asm("{ .reg .b16 f, g;\n mov.b32 {f, g}, %1;\n add.u16 f, f, g;\n cvt.u32.u16 %0, f; }" : "=r"(lo) : "r"(x));
+    asm("{ .reg .b32 f;\n mov.b32 f, %1;\n shr.b32 f, f, 3;\n mov.b32 %0, f; }" : "=r"(hi) : "r"(x));
+    asm("{ .reg .b32 %%r1;\n mov.b32 %%r1, 7;\n add.u32 %0, %0, %%r1; }" : "+r"(hi));  // shadows NVVM's own %r1
+    out[threadIdx.x] = lo + 3 * hi + x;
+}'''
+
+
+def test_registers_declared_in_a_nested_scope_are_that_scopes():
+    """Inline asm (the math library's, cuda_fp16.h's) declares registers in `{ }` scopes, reusing names -- `f` as
+    b16 in one block and b32 in the next, %r1 over the function's own: each scope's are its own."""
+    x = np.random.default_rng(5).integers(0, 1 << 32, 64, dtype=np.uint64).astype(np.uint32)
+    out = np.zeros(64, np.uint32)
+    kernel(SHADOW, "shadow")(Out(out), In(x), block=(64, 1, 1), grid=(1, 1))
+    lo = ((x & 0xFFFF) + (x >> 16)) & 0xFFFF
+    assert (out == (lo + 3 * ((x >> 3) + 7) + x).astype(np.uint32)).all()
