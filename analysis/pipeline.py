@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
@@ -35,6 +35,7 @@ import numpy as np
 
 from cudasim import CompileError, CompileResult, Launch, LaunchError, Resources, SourceModule, compile_cuda
 from cudasim.compile import identity
+from cudasim.execute import MAX_STEPS
 from cudasim.gpus import GPU, UnknownGPU, get_gpu
 from cudasim.includes import include_dirs_of
 from cudasim.memory import GlobalMemory
@@ -72,6 +73,7 @@ class ResolvedLaunch:
     entry: catalog.Kernel | None = None  # catalog targets: the entry as configured; None for a file
     arg_specs: tuple[tuple[str, str], ...] = ()  # file targets: --arg NAME=VALUE
     flags: tuple[str, ...] = ()  # the -I folders and compiler options given (also in `options`)
+    max_steps: int = MAX_STEPS  # warp instructions a simulation may run before it stops as runaway (not in the key)
 
     @property
     def threads_per_block(self) -> int:
@@ -146,6 +148,15 @@ def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> Resolve
         raise TargetError(f"--size {args.size}: must be a positive integer")
     defines = parse_kv(args.define, "--define")
     flags = compile_flags(args)
+    steps = getattr(args, "max_steps", None)
+    if steps is not None and steps < 1:
+        raise TargetError(f"--max-steps {steps}: must be a positive number of warp instructions")
+    launch = _resolve(args, gpu, defines, flags, catalog_size)
+    return launch if steps is None else replace(launch, max_steps=steps)
+
+
+def _resolve(args: argparse.Namespace, gpu: GPU, defines: dict[str, str], flags: tuple[str, ...],
+             catalog_size: str) -> ResolvedLaunch:
     if "::" in args.target:
         specs = parse_kv(args.arg, "--arg")
         for name, path in parse_kv(getattr(args, "data", []), "--data").items():
@@ -388,7 +399,8 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     args, notes = launch.arguments(seed)
     f = function or _function(launch, compiled)
     load_variables(f, launch.variables(seed))
-    kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared, printf=False)
+    kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared, printf=False,
+                              max_steps=launch.max_steps)
     if blocks is not None:
         kw.update(run_blocks=blocks, trace_blocks=blocks)
     if follow:

@@ -10,6 +10,8 @@ import argparse
 import os
 import shlex
 
+from cudasim.execute import MAX_STEPS
+
 from .args import TargetError
 
 
@@ -52,6 +54,9 @@ def add_launch_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--size", type=int, help="problem size for catalog kernels")
     p.add_argument("--gpu", help="GPU from cudasim/gpus.json (default H100-SXM): its SM count sizes the catalog's "
                    "grid, its compute capability is compiled for")
+    p.add_argument("--max-steps", type=int, metavar="N",
+                   help=f"stop a simulated launch past N warp instructions (default {MAX_STEPS:,}): a kernel that "
+                        "loops forever then stops, naming the line its threads are on")
     add_compile_args(p)
 
 

@@ -462,3 +462,20 @@ def test_refine_gives_each_gap_to_both_neighbours():
     runs = lambda b: (0 if b < 37 else 1,)  # noqa: E731 - a grid-stride loop: piecewise constant
     blocks, weights, located = pipeline.refine_1d(1000, [0, 300, 700, 999], runs)
     assert located and sum(w * runs(b)[0] for b, w in weights.items()) == sum(runs(b)[0] for b in range(1000))
+
+
+def test_a_kernel_that_loops_forever_stops_at_max_steps_on_every_command(tmp_path):
+    """issue 16: a runaway kernel stops with one line naming the loop's line, in bounded time."""
+    need_nvrtc()
+    cu = tmp_path / "spin.cu"
+    cu.write_text("__global__ void spin(int *out, const int *flag) {\n    int x = threadIdx.x;\n"
+                  "    while (flag[0] == 0) x = x * 3 + 1;\n    out[threadIdx.x] = x;\n}\n")
+    launch = [f"{cu}::spin", "--grid", "4", "--block", "256", "--arg", "out=int32[1024]", "--arg", "flag=int32[1]",
+              "--max-steps", "2000000"]
+    for cmd in ("analysis.coalescing", "analysis.timing", "cudasim.check"):
+        r = _cli(cmd, *launch)
+        assert r.returncode == 2 and r.stdout == "", (cmd, r.stdout, r.stderr)
+        (line,) = r.stderr.strip().splitlines()
+        assert "limit of 2,000,000 warp instructions" in line and "spin.cu:3" in line, (cmd, line)
+    r = _cli("analysis.banks", f"{cu}::spin", "--grid", "1", "--block", "32", "--max-steps", "0")
+    assert r.returncode == 2 and "--max-steps 0" in r.stderr

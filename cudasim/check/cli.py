@@ -20,6 +20,7 @@ from ..api import SourceModule
 from ..compile import CompileError
 from ..driver import Out
 from ..errors import SimulationError
+from ..execute import MAX_STEPS
 from ..memory import GlobalMemory
 from . import report
 from .targets import TargetError, resolver
@@ -88,8 +89,11 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
         chk = f.checked_program.checker
         chk.limit, chk.timeout = a.limit, a.timeout
         chk.progress = _progress
+        steps = getattr(a, "max_steps", None)
+        if steps is not None and steps < 1:
+            fail(f"--max-steps {steps}: must be a positive number of warp instructions")
         launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False,
-                   arg_names=names)
+                   arg_names=names, max_steps=steps or MAX_STEPS)
     except (SimulationError, TypeError, ValueError) as e:
         fail(str(e).splitlines()[0])
     seconds = time.perf_counter() - t0
