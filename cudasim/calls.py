@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -23,6 +25,10 @@ from .memory import HEAP_BASE
 from .ptx import CC, Function, Instruction, Module, VarDecl, renamed
 from .spaces import split_generic
 from .state import Batch, Mask
+
+if TYPE_CHECKING:
+    from .context import DecodeContext
+    from .operands import Op
 
 MAX_DEPTH = 4096  # frames on one lane's call stack: deeper is taken as runaway recursion
 PRINTF_LIMIT = 1 << 20  # bytes of printf output kept per launch: the GPU's default FIFO (cudaLimitPrintfFifoSize)
@@ -227,7 +233,7 @@ class DeviceHeap:
         return True
 
 
-def decode_call(ins: Instruction, pc: int, ctx) -> "callable | None":
+def decode_call(ins: Instruction, pc: int, ctx: DecodeContext) -> Op | None:
     """A call to a runtime function (printf, assert, malloc, free) as a closure; None for a call of a
     function in the linked body, which the run loop executes; a closure that refuses for anything else."""
     target = ins.operands[0]
@@ -293,7 +299,7 @@ def read_bytes(b: Batch, layout, lane: int, addr: int, n: int, stop_at_nul: bool
 _SPEC = re.compile(r"%([-+ #0]*)(\d+|\*)?(?:\.(\d+|\*))?(hh|h|ll|l|L|z|j|t)?([diouxXcsfFeEgGaAp%n])")
 
 
-def format_printf(fmt: str, arg: "callable") -> tuple[str, int]:
+def format_printf(fmt: str, arg: Callable[[int, str], object]) -> tuple[str, int]:
     """C printf formatting of `fmt`, `arg(size, kind)` giving each argument's value in turn (kind: "i" signed,
     "u" unsigned, "f" double, "s" string); returns (text, arguments consumed). Each conversion is formatted by
     the C library's snprintf, as the CUDA driver formats the GPU's printf records on the host."""
