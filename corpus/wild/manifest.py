@@ -3,16 +3,17 @@ last (files with host code and headers, templates with computed launch bounds, c
 not inline, recursion, printf and assert left in, 16-bit floats, dp4a, double-precision math
 library calls, 64-bit carry chains in inline PTX, FMA and directed-rounding intrinsics) and never
 measured: the CUDA samples' matrixMul as the whole tutorial program (main(), <cstdio>, <vector>,
-<cuda_runtime.h>, an error-checking macro; nvcc compiles it), llm.c's bf16 LayerNorm kept in a
-header the .cu includes, llama.cpp's Q8_0 matrix-vector product (a template with
-__launch_bounds__ computed from its parameters, __dp4a), a half2 attention softmax (__hmul2,
-__hmax2, h2exp, __hadd2), the reciprocal half of an Ewald sum (sincos and exp in double), batch
-inversion in the BN254 scalar field (64-bit Montgomery products through mad.lo.cc / madc.hi /
-addc), a recursive kd-tree nearest-neighbour search (with its author's assert and debug printf),
-PyTorch's EmbeddingBag (its device asserts on), an RK4 ensemble whose right-hand side is
-__noinline__ (__fdividef in its Hill term), Ogita-Rump-Oishi's compensated dot product (__fma_rn)
-and Rump's midpoint-radius interval matrix-vector product (__fma_rd, __fma_ru, __dadd_rd, ...).
-Each file says which source or style it follows.
+<cuda_runtime.h>, an error-checking macro; nvcc compiles it), llm.c's bf16 LayerNorm forward kept in
+the llmc/ header the .cu includes, llama.cpp's Q8_0 mul_mat_vec_q (a template with __launch_bounds__
+computed from its parameters, __dp4a), a half2 attention softmax as fp16 inference plugins write it
+(__hmul2, __hmax2, h2exp, __hadd2), the reciprocal half of an Ewald sum after Allen & Tildesley's
+(sincos and exp in double), batch inversion in the BN254 scalar field in the style of ec-gpu-gen's
+FIELD_* code (64-bit Montgomery products through mad.lo.cc / madc.hi / addc), Friedman, Bentley &
+Finkel's kd-tree search as a recursive __device__ function (with its author's assert and debug
+printf), PyTorch's EmbeddingBag (its device asserts on), an RK4 ensemble of Elowitz & Leibler's
+repressilator in the Numerical Recipes shape whose right-hand side is __noinline__ (__fdividef in its
+Hill term), Ogita, Rump & Oishi's Dot2 (__fma_rn) and Rump's midpoint-radius interval matrix-vector
+product (__fma_rd, __fma_ru, __dadd_rd, ...). Each file says which source or style it follows.
 
 The same shape as corpus.manifest (CORPUS, BY_NAME, get, SMS; every entry a CorpusKernel made
 by corpus.manifest.entry, sources under corpus/wild/): each kernel with its launch, seeded inputs,
