@@ -570,6 +570,8 @@ def _operand(text: str, p: _Parser) -> Operand:
     iv = _int(s)
     if iv is not None:
         return Operand("imm", value=iv)
+    if s == "WARP_SZ":  # PTX's one predefined constant: the threads of a warp (cuda_fp16.hpp's half2 shuffles use it)
+        return Operand("imm", value=32)
     if s.startswith("%"):
         if _SREG.match(s) or re.match(r"^%(envreg\d+|pm\d+)$", s):
             return Operand("sreg", name=s)

@@ -409,3 +409,17 @@ def test_registers_declared_in_a_nested_scope_are_that_scopes():
     kernel(SHADOW, "shadow")(Out(out), In(x), block=(64, 1, 1), grid=(1, 1))
     lo = ((x & 0xFFFF) + (x >> 16)) & 0xFFFF
     assert (out == (lo + 3 * ((x >> 3) + 7) + x).astype(np.uint32)).all()
+
+
+def test_a_half2_shuffle_reads_ptx_warp_size_constant():
+    """cuda_fp16.hpp's __shfl_xor_sync on a __half2 writes the warp size as PTX's constant WARP_SZ."""
+    src = r'''#include <cuda_fp16.h>
+extern "C" __global__ void swap16(unsigned* out, const unsigned* in) {
+    __half2 v = *reinterpret_cast<const __half2*>(in + threadIdx.x);
+    __half2 w = __shfl_xor_sync(0xffffffffu, v, 16);
+    out[threadIdx.x] = *reinterpret_cast<unsigned*>(&w);
+}'''
+    x = np.arange(32, dtype=np.uint32) * 0x10001
+    out = np.zeros(32, np.uint32)
+    kernel(src, "swap16")(Out(out), In(x), block=(32, 1, 1), grid=(1, 1))
+    assert (out == x[np.arange(32) ^ 16]).all()
