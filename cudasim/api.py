@@ -19,7 +19,7 @@ import numpy as np
 from .compile import DEFAULT_ARCH, CompileResult, Resources, compile_cuda
 from .calls import echo, link
 from .driver import ArgumentHandler, DeviceAllocation, In, InOut, Out, function_attribute
-from .errors import LaunchError
+from .errors import LaunchError, MemoryFault
 from .execute import MAX_STEPS, Finding, Program
 from .gpus import GPU, for_arch, get_gpu
 from .memory import GlobalMemory, default_memory
@@ -256,13 +256,17 @@ class Function:
         temps: list[tuple[int, np.ndarray, bool]] = []
         unwritten: list[tuple[int, int]] = []  # Out(...) arrays: device memory the host did not write
         guards: list[int] | None = [] if check == "full" else None  # cudasim.check: no-man's-land around arrays
+        owners: list[tuple[int, int, int]] = []  # (address, bytes, argument index) of the arrays passed
         try:
             for i, (a, p) in enumerate(zip(args, params)):
                 where = f"argument {i} of {self.name}"
                 if arg_names is not None and i < len(arg_names):
                     where = f"{arg_names[i]} ({where})"
+                before = len(temps)
                 raw = self._pack(where, a, p, mem, temps, unwritten, guards)
                 buf[p.offset:p.offset + len(raw)] = np.frombuffer(raw, np.uint8)
+                if len(temps) > before:
+                    owners.append((temps[-1][0], temps[-1][1].nbytes, i))
             if prog.checker is not None:
                 if temps:
                     guards.append(mem.alloc(GUARD, "cudasim.check's guard zone"))
@@ -271,8 +275,12 @@ class Function:
                 prog.checker.unwritten = unwritten + heaps
                 prog.checker.known = [(ptr, arr.nbytes) for ptr, arr, _ in temps] + heaps
                 prog.checker.guards = set(guards)
-            tr, stats, findings = prog.launch(buf, grid3, block3, int(shared), run_blocks, trace_blocks, trace, check,
-                                              lanes_per_batch, follow_blocks, max_steps)
+            try:
+                tr, stats, findings = prog.launch(buf, grid3, block3, int(shared), run_blocks, trace_blocks, trace,
+                                                  check, lanes_per_batch, follow_blocks, max_steps)
+            except MemoryFault as fault:
+                _name_argument(fault, owners)
+                raise
             if printf:
                 echo(stats["printf"])
             outputs = []
@@ -323,6 +331,21 @@ class Function:
             raise TypeError(f"{where}: the kernel expects {p.size} bytes (.{p.type}), got {len(raw)} bytes "
                             f"({np.asarray(value).dtype}); pass np.{_suggest(p.type)}(...)")
         return raw
+
+
+def _name_argument(fault: MemoryFault, owners: list[tuple[int, int, int]]) -> None:
+    """Set `fault.argument` to the argument whose array a global access ran past the end of (the last array
+    starting at or below the access's lowest lane, where the access reaches beyond its end: lanes that step
+    on from one array's start may land in the next array before they land nowhere), and
+    `fault.argument_reach` to the bytes of that array, from its start, the access needs."""
+    fault.buffers = list(owners)
+    if fault.space != "global" or fault.kind != "out-of-bounds" or fault.lowest is None or fault.reach is None:
+        return
+    below = [(ptr, n, i) for ptr, n, i in owners if ptr <= fault.lowest]
+    if below:
+        ptr, n, i = max(below)
+        if fault.reach > ptr + n:
+            fault.argument, fault.argument_reach = i, fault.reach - ptr
 
 
 def _suggest(t: str) -> str:

@@ -81,6 +81,14 @@ class CompileResult:
         raise KeyError(name)
 
 
+def reports_every_entry(result: CompileResult) -> bool:
+    """Whether ptxas's report (registers, shared memory) came back for every entry of the PTX. NVRTC 13.0.88 on
+    the H100/H200 machine returned an empty log for a program whose PTX it had compiled before in the same
+    process, which left `resources` without the kernel (a KeyError in analysis.compare while each compile ran
+    in the calling process); such a result is not cached, and analysis.pipeline compiles it again."""
+    return all(e in result.resources for e in re.findall(r"\.entry\s+([\w$]+)\s*\(", result.ptx))
+
+
 def include_dirs() -> list[str]:
     """CUDA headers for NVRTC (mma.h, cuda_fp16.h): the pip wheels first, then a toolkit."""
     dirs = []
@@ -170,7 +178,7 @@ def compile_cuda(source: str, name_expressions: list[str] | tuple[str, ...] = ()
             pass  # a stale or torn cache file: compile again
     result = _compile(source, exprs, opts, filename, version)
     result.arch = arch
-    if cache:
+    if cache and reports_every_entry(result):  # a log without ptxas's report is never kept (see the function)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp")

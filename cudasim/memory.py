@@ -100,7 +100,10 @@ class GlobalMemory:
     def _check_host(self, addr: int, n: int) -> None:
         a = self.find(addr)
         if n and (a is None or addr + n > a.end):
-            raise MemoryFault(f"host copy of {n} bytes at 0x{addr:x} is outside every allocation")
+            near, past = self.nearest(addr, n)
+            raise MemoryFault(f"host copy of {n} bytes at 0x{addr:x} is outside every allocation", space="global",
+                              kind="host copy", address=addr, size=n, lowest=addr,
+                              reach=addr + n, allocation=near, past_end=past)
 
     # -- device access -------------------------------------------------------------------
     def view(self, itemsize: int) -> np.ndarray:
@@ -117,12 +120,16 @@ class GlobalMemory:
         a = self.find(lo)
         if a is None or hi + size > a.end or self.find(hi) is not a:
             bad = self._first_bad(addrs, size)
+            near, past = self.nearest(bad, size, hi + size)
             raise MemoryFault(f"{what}: out-of-bounds global access at 0x{bad:x} ({size} bytes): "
-                              f"{self.describe(bad, size)}")
+                              f"{self.describe(bad, size)}", space="global", kind="out-of-bounds", where=what,
+                              address=bad, size=size, lowest=lo, reach=hi + size, allocation=near, past_end=past)
         if int(np.bitwise_or.reduce(addrs)) & (size - 1):
             bad = int(addrs[(addrs & np.uint64(size - 1)) != 0][0])
             raise MemoryFault(f"{what}: misaligned {size}-byte global access at 0x{bad:x} "
-                              f"(address must be a multiple of {size})")
+                              f"(address must be a multiple of {size})", space="global", kind="misaligned",
+                              where=what, address=bad, size=size, lowest=lo, reach=hi + size,
+                              allocation=self.find(bad))
 
     def check_rows(self, addrs: np.ndarray, size: int, what: str) -> None:
         """`check` for each row of (instructions, lanes) addresses: a row may use its own allocation."""
@@ -146,6 +153,20 @@ class GlobalMemory:
         else:
             ok[:] = False
         return int(addrs[~ok][0]) if (~ok).any() else int(addrs[0])
+
+    def nearest(self, addr: int, size: int = 1, reach: int | None = None) -> tuple[Allocation | None, int | None]:
+        """The allocation an access of `size` bytes at `addr` is nearest, as `describe` names it, and how many
+        bytes the access (up to `reach`, one past its furthest byte; default addr + size) reaches past that
+        allocation's end (None where the access lies before its start)."""
+        if not self.allocs:
+            return None, None
+        reach = addr + size if reach is None else max(reach, addr + size)
+        i = bisect.bisect_right(self._bases, addr) - 1
+        below = self.allocs[i] if i >= 0 else None
+        above = self.allocs[i + 1] if i + 1 < len(self.allocs) else None
+        if below is not None and (addr < below.end or above is None or addr - below.end + 1 <= above.base - addr):
+            return below, (reach - below.end if reach > below.end else None)
+        return above, None
 
     def describe(self, addr: int, size: int = 1) -> str:
         """Where `addr` lies relative to the nearest allocation."""

@@ -1,4 +1,5 @@
 """`python -m cudasim.check`: see cudasim.check.cli."""
+from ..console import run
 from .cli import main
 
-raise SystemExit(main())
+run(main)

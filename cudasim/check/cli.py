@@ -1,23 +1,22 @@
 """`python -m cudasim.check TARGET [options]`: run every block of a launch with every check on.
 
 Exit status: 0 when nothing was found, 1 when anything was, 2 for input that cannot be used
-(one line on stderr naming the problem and the fix). Long runs say how far they are on
-stderr; a run past `--timeout` seconds stops (a spin-wait between blocks never ends where
+(one line on stderr naming the problem and the fix). Long runs show how far they are on a
+terminal (stderr); a run past `--timeout` seconds stops (a spin-wait between blocks never ends where
 the simulator runs the waiter first), and findings are kept up to `--limit` per kind.
 """
 from __future__ import annotations
 
 import argparse
 import json
-import signal
-import sys
 import time
-from typing import NoReturn
 
 import numpy as np
 
+from .. import progress
 from ..api import SourceModule
 from ..compile import CompileError
+from ..console import Parser, fail
 from ..driver import Out
 from ..errors import SimulationError
 from ..execute import MAX_STEPS
@@ -28,20 +27,10 @@ from .targets import TargetError, resolver
 PROG = "python -m cudasim.check"
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> NoReturn:  # argparse's usage errors, in one line
-        fail(f"{message}; see `{PROG} --help` for the options")
-
-
-def fail(msg: str) -> NoReturn:
-    print(f"error: {msg}", file=sys.stderr)
-    raise SystemExit(2)
-
-
 def parser(res) -> argparse.ArgumentParser:
-    p = _Parser(prog=PROG, description="Check a kernel launch on the CPU as compute-sanitizer would on a GPU "
-                "(racecheck, memcheck, synccheck, initcheck), and more: races in global memory and inside a warp, "
-                "uninitialized shared memory, warp-sync masks. Every block is simulated.")
+    p = Parser(prog=PROG, description="Check a kernel launch on the CPU as compute-sanitizer would on a GPU "
+               "(racecheck, memcheck, synccheck, initcheck), and more: races in global memory and inside a warp, "
+               "uninitialized shared memory, warp-sync masks. Every block is simulated.")
     res.add_arguments(p)
     p.add_argument("--json", action="store_true", help='print {"findings": [...], ...} as JSON')
     p.add_argument("--uninit", action="append", default=[], metavar="NAME",
@@ -54,8 +43,6 @@ def parser(res) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, resolve=None) -> int:
     """The command; `resolve` replaces the registered target resolver (tests)."""
-    if hasattr(signal, "SIGPIPE"):
-        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     res = resolve or resolver()
     if res is None:
         fail("no target resolver is registered (the cudasim.targets entry point that the analysis package "
@@ -88,12 +75,13 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
             mod.set_global(name, value)
         chk = f.checked_program.checker
         chk.limit, chk.timeout = a.limit, a.timeout
-        chk.progress = _progress
         steps = getattr(a, "max_steps", None)
         if steps is not None and steps < 1:
             fail(f"--max-steps {steps}: must be a positive number of warp instructions")
-        launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False,
-                   arg_names=names, max_steps=steps or MAX_STEPS)
+        with progress.task("checking", int(np.prod(target.grid)), "blocks") as step:
+            chk.progress = _advancing(step)
+            launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False,
+                       arg_names=names, max_steps=steps or MAX_STEPS)
     except (SimulationError, TypeError, ValueError) as e:
         fail(str(e).splitlines()[0])
     seconds = time.perf_counter() - t0
@@ -111,5 +99,11 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
     return 1 if findings else 0
 
 
-def _progress(done: int, total: int, seconds: float) -> None:
-    print(f"cudasim.check: {done:,} of {total:,} blocks checked ({seconds:.0f} s)", file=sys.stderr, flush=True)
+def _advancing(step):
+    """The checker's progress callback (blocks done, blocks, seconds) as steps of a progress line."""
+    done_before = [0]
+
+    def report(done: int, total: int, seconds: float) -> None:
+        step(done - done_before[0])
+        done_before[0] = done
+    return report

@@ -1,0 +1,83 @@
+"""How every command of the project begins and ends, in one place.
+
+Every `python -m` entry module ends with `console.run(main)`, which ends the process as a user
+expects a command to end: the exit status `main` returns; on Ctrl-C one line, "interrupted", and
+status 130 (128 + SIGINT, as a shell reports it); on exhausted memory one line naming what to
+shrink, status 2; on a file that cannot be read or written one line naming it, status 2; quietly
+where the reader of standard output went away (`| head`). Every parser
+is a `Parser`, whose usage errors are one line naming the problem and `--help`, status 2, as every
+other unusable input (`fail`). cudasim holds this because every package of the project imports it
+(analysis, kernels and corpus reach it; it reaches none of them).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from typing import Callable, NoReturn
+
+INTERRUPTED = 130  # the status a shell gives a command that SIGINT ended
+UNUSABLE = 2  # the status of every input a command cannot use
+
+MEMORY_HINT = ("ask for less: fewer blocks (a smaller --grid or --size, no --all-blocks), buffers given their "
+               "size (--arg NAME=DTYPE[COUNT]), or fewer kernels at a time")
+
+
+def fail(msg: str) -> NoReturn:
+    """One line on stderr, exit status 2: how every unusable input ends."""
+    print(f"error: {msg}", file=sys.stderr, flush=True)
+    raise SystemExit(UNUSABLE)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse whose usage errors are one line ('error: argument --size: invalid int value: 'abc'; see
+    `python -m kernels.run --help``), not the usage block and a line: the same shape as every other
+    unusable input."""
+
+    def error(self, message: str) -> NoReturn:
+        fail(f"{message}; see `{self.prog} --help`")
+
+
+def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMORY_HINT) -> NoReturn:
+    """Run a command's `main(*args)` and exit with its status, or with one line and 130 on Ctrl-C, one line
+    and 2 on MemoryError (`memory_hint` says what to shrink), quietly on a closed pipe."""
+    if hasattr(signal, "SIGPIPE"):
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the command quietly
+    try:
+        status = main(*args)
+    except KeyboardInterrupt:
+        _last_words("interrupted")
+        sys.exit(INTERRUPTED)
+    except MemoryError as e:
+        what = f" ({e})" if str(e) else ""
+        _last_words(f"error: out of memory{what[:160]}: {memory_hint}")
+        sys.exit(UNUSABLE)
+    except BrokenPipeError:
+        _quiet_stdout()
+        sys.exit(1)
+    except OSError as e:  # a file named on the command line that cannot be read or written
+        if e.filename is None:
+            raise
+        _last_words(f"error: {e.filename}: {e.strerror or e}")
+        sys.exit(UNUSABLE)
+    sys.exit(status or 0)
+
+
+def _last_words(line: str) -> None:
+    """`line` on stderr on a line of its own (a progress display or partial output may have left the cursor
+    mid-line), flushed; stdout flushed first so the line comes last."""
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        _quiet_stdout()
+    prefix = "\n" if sys.stderr.isatty() else ""
+    print(f"{prefix}{line}", file=sys.stderr, flush=True)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so that the interpreter's own flush at exit cannot fail again."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
