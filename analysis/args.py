@@ -99,6 +99,22 @@ def parse_signature(source: str, kernel: str, filename: str | None = None,
     raise TargetError(f"no __global__ function named {base!r} in the source{where}")
 
 
+_KERNEL_RE = re.compile(r"(template\s*<[^;{}]*?>\s*)?(?:extern\s*\"C\"\s*)?__global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
+
+
+def kernel_names(source: str, filename: str | None = None, include_dirs: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """The `__global__` functions a source and the headers it includes declare, in order, once each; a
+    template's name ends in `<...>` (it is reached by a name expression with its arguments)."""
+    texts = [source] + [text for _, text in included_files(source, filename, list(include_dirs))]
+    out: list[str] = []
+    for text in texts:
+        for m in _KERNEL_RE.finditer(_strip_attributes(_strip_comments(text))):
+            name = m.group(2) + ("<...>" if m.group(1) else "")
+            if name not in out:
+                out.append(name)
+    return out
+
+
 def _params(body: str, base: str) -> list[Param]:
     """The parameters of a parameter list's text."""
     parts, depth, cur = [], 0, ""
@@ -184,11 +200,18 @@ def module_variables(source: str, filename: str | None = None,
     return out
 
 
-def make_args(params: list[Param], specs: dict[str, str], threads: int,
-              variables: dict[str, Variable] | None = None) -> tuple[list[Any], list[str], dict[str, np.ndarray]]:
+UNSIZED_START = 4096  # elements an unsized buffer starts with; it grows to what the kernel touches
+UNSIZED_LIMIT = 1 << 30  # bytes an unsized buffer may grow to; past it the user is asked for its size
+
+
+def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, Variable] | None = None,
+              unsized: dict[str, int] | None = None) -> tuple[list[Any], list[str], dict[str, np.ndarray]]:
     """Kernel arguments from `--arg` specs, and the contents `--data` gives the source's module variables;
-    returns (args, notes about defaults, variables' contents)."""
+    returns (args, notes about defaults, variables' contents). A buffer given neither size nor data is
+    zeros of `unsized[name]` elements (UNSIZED_START where not given): analysis.pipeline grows it to what
+    the kernel touches."""
     variables = variables or {}
+    unsized = unsized or {}
     names = {p.name for p in params}
     unknown = set(specs) - names - set(variables)
     if unknown:
@@ -218,10 +241,8 @@ def make_args(params: list[Param], specs: dict[str, str], threads: int,
             continue
         if p.pointer:
             if spec is None:
-                args.append(unsized_buffer(p, threads))
-                notes.append(f"{p.name}: no size or data given: {args[-1].size} zeros, so its bounds are a guess "
-                             f"and addresses or branches that depend on it see zeros (--arg {p.name}=DTYPE[COUNT] "
-                             f"sizes it, --data {p.name}=FILE.npy fills it)")
+                args.append(unsized_buffer(p, unsized.get(p.name, UNSIZED_START)))
+                notes.append(unsized_note(p.name, args[-1], p.name in unsized))
                 continue
             m = _BUF_RE.match(spec.replace(" ", ""))
             if not m:
@@ -230,9 +251,11 @@ def make_args(params: list[Param], specs: dict[str, str], threads: int,
                 dt = np.dtype(m.group(1))
             except TypeError:
                 raise TargetError(f"--arg {p.name}={spec}: unknown dtype {m.group(1)!r}") from None
+            count = int(m.group(2))
+            if count < 1:
+                raise TargetError(f"--arg {p.name}={spec}: a buffer needs at least one element")
             rng = np.random.default_rng(len(args))
-            arr = (rng.standard_normal(int(m.group(2))).astype(dt) if dt.kind == "f"
-                   else np.zeros(int(m.group(2)), dt))
+            arr = (rng.standard_normal(count).astype(dt) if dt.kind == "f" else np.zeros(count, dt))
             args.append(arr)
         else:
             dt = _CTYPES.get(p.ctype)
@@ -243,16 +266,36 @@ def make_args(params: list[Param], specs: dict[str, str], threads: int,
             try:
                 val = float(spec) if np.dtype(dt).kind == "f" else int(spec, 0)
             except ValueError:
-                raise TargetError(f"--arg {p.name}={spec}: not a {p.ctype}") from None
+                raise TargetError(f"--arg {p.name}={spec}: expected a number of type {p.ctype}") from None
+            info = np.iinfo(dt) if np.dtype(dt).kind in "iu" else None
+            if info is not None and not info.min <= val <= info.max:
+                raise TargetError(f"--arg {p.name}={spec}: out of range for {p.ctype} ({info.min} to {info.max})")
             args.append(np.dtype(dt).type(val))
     return args, notes, contents
 
 
-def unsized_buffer(p: Param, threads: int) -> np.ndarray:
-    """A buffer whose size the user did not give: zeros, generous enough for kernels that touch a
-    few elements per thread (cudasim allocates it at a fresh 256-byte aligned base)."""
-    dt = _CTYPES.get(p.ctype, np.float32)
-    return np.zeros(max(threads * 16, 1 << 12), dt)
+def unsized_buffer(p: Param, count: int = UNSIZED_START) -> np.ndarray:
+    """A buffer whose size the user did not give: `count` zeros of the parameter's element type (cudasim
+    allocates it at a fresh 256-byte aligned base)."""
+    return np.zeros(max(int(count), 1), _CTYPES.get(p.ctype, np.float32))
+
+
+def unsized_note(name: str, arr: np.ndarray, grown: bool) -> str:
+    """What the output says of a buffer the user gave neither size nor data: its size, and why its contents
+    cannot be trusted."""
+    size = f"{arr.size:,} {arr.dtype} ({_bytes(arr.nbytes)})"
+    how = (f"grown to {size} to cover what the simulated blocks touched" if grown
+           else f"{size}; the simulated blocks touched no further")
+    return (f"{name}: no size or data given: zeros, {how}; addresses or branches that depend on its contents "
+            f"see zeros (--arg {name}={arr.dtype}[COUNT] sizes it, --data {name}=FILE.npy fills it)")
+
+
+def _bytes(n: int) -> str:
+    """A byte count with its unit."""
+    for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"
 
 
 def parse_kv(items: list[str], what: str) -> dict[str, str]:

@@ -27,6 +27,7 @@ def resolve(a: argparse.Namespace) -> Target:
     try:
         launch = pipeline.resolve(a)
         compiled = pipeline.compile_launch(launch)
+        pipeline.size_unsized(launch)  # every block runs checked: buffers given no size first grow to what they touch
         args, notes = launch.arguments()
         try:
             names = [p.name for p in launch.signature()]

@@ -1,6 +1,6 @@
 """The analysis pipeline: a TARGET resolved into one launch, compiled once, simulated once, modelled.
 
-    resolve   TARGET + --define/--size/--gpu (or --grid/--block/--arg)  -> ResolvedLaunch
+    resolve   TARGET + --define/--size/--gpu (or --grid/--block/--arg)  -> ResolvedLaunch (analysis.launch)
     compile   NVRTC (nvcc for host code) for the GPU row's arch, cached -> PTX + ptxas resources, cubin
     simulate  cudasim.SourceModule over that PTX, sampled blocks        -> memory trace
     model     every trace model over the one trace (cached on disk); launch models over
@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
@@ -33,180 +33,22 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cudasim import CompileError, CompileResult, Launch, LaunchError, Resources, SourceModule, compile_cuda
-from cudasim.compile import identity
-from cudasim.execute import MAX_STEPS
-from cudasim.gpus import GPU, UnknownGPU, get_gpu
-from cudasim.includes import include_dirs_of
+from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, SimulationError,
+                     SourceModule, compile_cuda)
+from cudasim import progress
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
-from kernels import catalog
 
 from . import registry, sass
-from .args import TargetError, data_spec, make_args, module_variables, parse_dims, parse_kv, parse_signature
+from .args import TargetError
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
+from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name, resolve, resolve_catalog,  # noqa: F401
+                     resolve_file)
 from .targetargs import add_compile_args, add_launch_args, add_target_args, compile_flags, target_command  # noqa: F401
 
 ANALYSIS_CACHE_VERSION = 2
-_ARGUMENTS: dict = {}  # (launch key, seed) -> the arguments made for it (ResolvedLaunch.arguments)
 ALL_BLOCKS_THREADS = 1 << 16  # simulate every block when the launch has at most this many threads
 INTERIOR_SAMPLES = 2  # interior blocks sampled per grid dimension
-
-Dim3 = tuple[int, int, int]
-
-
-@dataclass(frozen=True)
-class ResolvedLaunch:
-    """One launch, fully resolved: what is compiled (source, options, the GPU row's architecture),
-    how it is launched (grid, block, dynamic shared bytes), with which arguments, on which GPU."""
-
-    spec: str  # the TARGET as typed
-    kernel: str  # name expression of the entry
-    source: str
-    filename: str
-    options: tuple[str, ...]  # -D, -I and compiler flags; the architecture comes from `gpu`
-    grid: Dim3
-    block: Dim3
-    shared: int  # dynamic shared bytes per block
-    gpu: GPU
-    size: int | None = None  # catalog targets: the problem size
-    entry: catalog.Kernel | None = None  # catalog targets: the entry as configured; None for a file
-    arg_specs: tuple[tuple[str, str], ...] = ()  # file targets: --arg NAME=VALUE
-    flags: tuple[str, ...] = ()  # the -I folders and compiler options given (also in `options`)
-    max_steps: int = MAX_STEPS  # warp instructions a simulation may run before it stops as runaway (not in the key)
-
-    @property
-    def threads_per_block(self) -> int:
-        return self.block[0] * self.block[1] * self.block[2]
-
-    @property
-    def blocks(self) -> int:
-        return self.grid[0] * self.grid[1] * self.grid[2]
-
-    def describe(self) -> str:
-        g = "x".join(map(str, self.grid))
-        b = "x".join(map(str, self.block))
-        sz = f", size {self.size}" if self.size is not None else ""
-        return f"{self.kernel} grid {g} block {b}{sz}" + (f", {self.shared} B dynamic shared" if self.shared else "")
-
-    def key(self) -> str:
-        """What determines a simulation's result, hashed (the result cache's key)."""
-        d = [self.kernel, self.source, list(self.options), self.gpu.arch, self.grid, self.block, self.shared,
-             sorted(self.arg_specs), self.size, self.entry is not None,
-             identity(self.source, self.filename, self.options)]  # headers, compilers
-        return hashlib.sha256(json.dumps(d, default=str).encode()).hexdigest()
-
-    @property
-    def include_dirs(self) -> list[str]:
-        """The -I folders the options name."""
-        return include_dirs_of(self.options)
-
-    def signature(self) -> list:
-        """The kernel's parameters, from the source or the headers it includes (args.Param)."""
-        return parse_signature(self.source, self.kernel, self.filename, self.include_dirs)
-
-    def arguments(self, seed: int = 0) -> tuple[list[Any], list[str]]:
-        """The kernel's arguments (fresh copies: a launch may write them), and notes on any the user
-        left to defaults: the catalog's inputs for a catalog target, the `--arg` specs for a file target.
-        Made once per launch and seed: probes of one launch share them."""
-        args, notes, _ = self._made(seed)
-        return [a.copy() if isinstance(a, np.ndarray) else a for a in args], list(notes)
-
-    def variables(self, seed: int = 0) -> dict[str, np.ndarray]:
-        """Contents for the module's `__constant__` / `__device__` variables: the catalog's inputs that
-        are variables, or `--data NAME=FILE.npy` naming one (a diagonal table in constant memory
-        decides addresses as much as an argument does)."""
-        return dict(self._made(seed)[2])
-
-    def _made(self, seed: int) -> tuple[list[Any], list[str], dict[str, np.ndarray]]:
-        key = (self.key(), seed)
-        if key not in _ARGUMENTS:
-            if self.entry is not None:
-                inputs = self.entry.make_inputs(self.size, seed)
-                names = getattr(self.entry, "constants", ())
-                made = (self.entry.args(inputs, self.size), [], {n: inputs[n] for n in names})
-            else:
-                made = make_args(self.signature(), dict(self.arg_specs), self.blocks * self.threads_per_block,
-                                 module_variables(self.source, self.filename, self.include_dirs))
-            _ARGUMENTS.clear()  # one launch's arguments at a time: they can be large
-            _ARGUMENTS[key] = made
-        return _ARGUMENTS[key]
-
-
-# ---- resolve -----------------------------------------------------------------------------
-
-def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> ResolvedLaunch:
-    """The parsed command line as one ResolvedLaunch (nothing compiled or simulated yet).
-
-    `catalog_size` names the catalog size a catalog target without --size gets.
-    """
-    try:
-        gpu = get_gpu(args.gpu)
-    except UnknownGPU as e:
-        raise TargetError(str(e)) from None
-    if args.size is not None and args.size < 1:
-        raise TargetError(f"--size {args.size}: must be a positive integer")
-    defines = parse_kv(args.define, "--define")
-    flags = compile_flags(args)
-    steps = getattr(args, "max_steps", None)
-    if steps is not None and steps < 1:
-        raise TargetError(f"--max-steps {steps}: must be a positive number of warp instructions")
-    launch = _resolve(args, gpu, defines, flags, catalog_size)
-    return launch if steps is None else replace(launch, max_steps=steps)
-
-
-def _resolve(args: argparse.Namespace, gpu: GPU, defines: dict[str, str], flags: tuple[str, ...],
-             catalog_size: str) -> ResolvedLaunch:
-    if "::" in args.target:
-        specs = parse_kv(args.arg, "--arg")
-        for name, path in parse_kv(getattr(args, "data", []), "--data").items():
-            if name in specs:
-                raise TargetError(f"--data {name}: {name} is also given by --arg; give it one way")
-            specs[name] = data_spec(name, path)
-        return resolve_file(args.target, parse_dims(args.grid), parse_dims(args.block), args.shared, defines,
-                            specs, gpu, flags)
-    given = [o for o, v in (("--grid", args.grid), ("--block", args.block), ("--shared", args.shared),
-                            ("--arg", args.arg), ("--data", getattr(args, "data", []))) if v]
-    if given:
-        raise TargetError(f"{', '.join(given)}: a catalog kernel's launch and arguments follow its size, defines and "
-                          f"GPU; use path/to/file.cu::kernel to give them")
-    return resolve_catalog(args.target, args.size, defines, gpu, catalog_size, flags)
-
-
-def resolve_catalog(name: str, size: int | None = None, defines: dict[str, str] | None = None, gpu: GPU | None = None,
-                    catalog_size: str = "sim_size", flags: tuple[str, ...] = ()) -> ResolvedLaunch:
-    """A catalog kernel configured with `defines`, at `size` (default: its `catalog_size`), launched
-    as the catalog launches it on `gpu` (default: the table's default row), compiled with `flags`
-    (-I folders, compiler options) besides its defines."""
-    gpu = gpu or get_gpu()
-    try:
-        entry = catalog.configure(name, defines or {})
-        size = size or {"sim_size": entry.sim_size, "default_size": entry.default_size}[catalog_size]
-        entry.check_size(size)
-    except catalog.CatalogError as e:
-        raise TargetError(str(e)) from None
-    grid, block, shared = entry.launch(size, gpu.sms)
-    return ResolvedLaunch(name, entry.entry, catalog.source(entry), str(entry.path), (*entry.options(), *flags),
-                          _dim3(grid), _dim3(block), int(shared), gpu, size, entry, flags=tuple(flags))
-
-
-def resolve_file(spec: str, grid: Dim3 | None, block: Dim3 | None, shared: int, defines: dict[str, str],
-                 arg_specs: dict[str, str], gpu: GPU | None = None, flags: tuple[str, ...] = ()) -> ResolvedLaunch:
-    """`path/to/file.cu::kernel` launched with the given grid, block and dynamic shared bytes, compiled
-    with its defines and `flags` (-I folders, compiler options)."""
-    path, kernel = spec.split("::", 1)
-    if not os.path.isfile(path):
-        raise TargetError(f"{path}: " + ("a folder, not a .cu file" if os.path.isdir(path) else "no such file"))
-    if grid is None or block is None:
-        raise TargetError("a file target needs --grid X[,Y[,Z]] and --block X[,Y[,Z]]")
-    options = tuple(f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in defines.items()) + tuple(flags)
-    return ResolvedLaunch(spec, kernel, Path(path).read_text(), path, options, grid, block, int(shared or 0),
-                          gpu or get_gpu(), arg_specs=tuple(arg_specs.items()), flags=tuple(flags))
-
-
-def _dim3(t) -> Dim3:
-    t = tuple(int(v) for v in t)
-    return t + (1,) * (3 - len(t))  # type: ignore[return-value]
 
 
 # ---- compile -----------------------------------------------------------------------------
@@ -235,12 +77,18 @@ def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, file
     exprs = [kernel] if "<" in kernel else []
     try:
         res = compile_cuda(source, exprs, options=list(options), arch=arch, filename=filename)
+        entry = res.entry(kernel)
+        if entry not in res.resources:  # ptxas's report missing from the log (cudasim.compile.reports_every_entry)
+            res = compile_cuda(source, exprs, options=list(options), arch=arch, filename=filename, cache=False)
     except CompileError as e:
         raise TargetError(f"{str(e).splitlines()[0]} (compiling for {arch})") from None
-    try:
-        return Compiled(res, res.entry(kernel))
     except KeyError:
         raise TargetError(f"{filename}: no kernel {kernel!r}; found " + ", ".join(res.resources)) from None
+    if entry not in res.resources:
+        raise TargetError(f"{filename}: the compiler reported no registers or shared memory for {kernel} (ptxas's "
+                          f"report is missing from {res.compiler}'s log, twice); run again after deleting the cache "
+                          f"folder ($CUDASIM_CACHE, by default ~/.cache/cudasim)")
+    return Compiled(res, entry)
 
 
 # ---- simulate ----------------------------------------------------------------------------
@@ -388,15 +236,16 @@ def _function(launch: ResolvedLaunch, compiled: Compiled):
 
 
 def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None,
-             seed: int = 0, function=None, follow: list[int] | None = None) -> tuple[Launch, list[str], list]:
-    """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all), on
+             seed: int = 0, function=None, follow: list[int] | None = None,
+             trace: bool = True) -> tuple[Launch, list[str], list]:
+    """Run the launch in cudasim over the compiled PTX, tracing `blocks` (None: all; `trace` False: none), on
     `function` where given (probes that only count reuse one: parsed once, memory grown once),
-    counting per warp the instructions of the blocks `follow` (stats["followed"]).
+    counting per warp the instructions of the blocks `follow` (stats["followed"]). A buffer the user left
+    unsized that the kernel runs past grows, and the run starts again (ResolvedLaunch.grow).
 
     Returns (the simulated launch: trace, stats, findings; notes on arguments left to defaults;
     the kernel's PTX instructions, which per-pc counts index).
     """
-    args, notes = launch.arguments(seed)
     f = function or _function(launch, compiled)
     load_variables(f, launch.variables(seed))
     kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared, printf=False,
@@ -405,12 +254,35 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
         kw.update(run_blocks=blocks, trace_blocks=blocks)
     if follow:
         kw.update(follow_blocks=follow)
-    ran = f(*args, **kw)
+    if not trace:
+        kw.update(trace=False)
+    while True:
+        args, notes = launch.simulation_arguments(seed)
+        try:
+            ran = f(*args, **kw)
+            break
+        except MemoryFault as fault:  # past the end of a buffer whose size was a guess: larger, and again
+            if not launch.grow(fault, f.program.fn):
+                raise
     printed = ran.stats["printf"].splitlines()
     if printed:
-        notes.append(f"the kernel printed {len(printed):,} line{'s' if len(printed) != 1 else ''} (printf) in the simulated blocks, not shown here; the "
-                     f"first: {printed[0][:100]!r}")
+        notes.append(f"the kernel printed {len(printed):,} line{'s' if len(printed) != 1 else ''} (printf) in the "
+                     f"simulated blocks, not shown here; the first: {printed[0][:100]!r}")
     return ran, notes, f.program.fn.body
+
+
+def size_unsized(launch: ResolvedLaunch) -> None:
+    """Grow the buffers the user left unsized to what every block touches, by one plain run of the whole grid
+    (no trace, no checks), for a consumer that runs every block and cannot grow them itself (cudasim.check
+    reports an access past an end instead of stopping). A run that stops for another reason (a real
+    out-of-bounds access, a runaway loop) leaves the sizes as far as it got: that consumer reports it."""
+    if not launch.unsized():
+        return
+    with progress.task(f"sizing {', '.join(launch.unsized())} (given no size)", None, "a run of every block"):
+        try:
+            simulate(launch, compile_launch(launch), None, trace=False)
+        except (MemoryFault, SimulationError):
+            pass
 
 
 @dataclass
@@ -428,13 +300,24 @@ class Simulated:
 
 def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass: bool = True) -> Simulated:
     """The one simulation every model reads: the blocks planned (refined on a 1-D grid), the
-    launch simulated over them, its memory accesses regrouped as ptxas emits them."""
+    launch simulated over them, its memory accesses regrouped as ptxas emits them (with a progress
+    line on a terminal: an every-block run of a large grid takes a while)."""
+    blocks, _ = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
+    how = "every block" if blocks is None else "sampled blocks"
+    with progress.task(f"simulating {launch.kernel}, {launch.blocks:,} blocks", None, how):
+        return _simulate_sampled(launch, all_blocks, use_sass)
+
+
+def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool) -> Simulated:
     blocks, weights = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
     compiled = compile_launch(launch)
     one_d = launch.grid[1] == launch.grid[2] == 1
     located = True
     extra: list[str] = []
     probe = None  # one parsed kernel for every probe launch
+    if launch.blocks > 1 and launch.unsized():  # the grid's last block first: buffers left unsized grow at once to
+        probe = _function(launch, compiled)     # what it reaches, rather than step by step as probes reach further
+        simulate(launch, compiled, [launch.blocks - 1], function=probe)
     if blocks is None and not all_blocks and launch.blocks > 1:  # few threads, but each block may do much work
         probe = _function(launch, compiled)
         need = launch.blocks * trace_bytes(simulate(launch, compiled, [0], function=probe)[0].trace)
