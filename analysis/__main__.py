@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 
 from . import registry
+from cudasim.console import fail
+
 from .cli import main
 
 
@@ -16,11 +18,18 @@ def listing() -> str:
     return "\n".join(out)
 
 
-if __name__ == "__main__":
-    if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
-        import signal
-        if hasattr(signal, "SIGPIPE"):
-            signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends quietly
+def command(argv: list[str]) -> int:
+    """The listing without a model (or with --help), else the model's command."""
+    if not argv or argv[0] in ("-h", "--help"):
         print(listing())
-        sys.exit(0)
-    sys.exit(main(sys.argv[1], sys.argv[2:], prog=f"python -m analysis {sys.argv[1]}"))
+        return 0
+    if argv[0].startswith("-"):
+        fail(f"{argv[0]}: give the model first, as python -m analysis MODEL TARGET [options]; python -m analysis "
+             "lists the models")
+    return main(argv[0], argv[1:], prog=f"python -m analysis {argv[0]}")
+
+
+if __name__ == "__main__":
+    from cudasim.console import run
+
+    run(command, sys.argv[1:])

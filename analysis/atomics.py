@@ -24,13 +24,13 @@ each pattern is printed and tested.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from cudasim.console import Parser, fail
 
 LINE_SHIFT = 7
 MODES = {"lane": 0, "warp": 1, "line": 2}  # kernels/microbench.cu atomic_global_pattern's modes
@@ -235,17 +235,20 @@ def fit(figures: dict, rounds: int = 8000, seed: int = 0) -> tuple[Units, float]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m analysis.atomics", description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m analysis.atomics", description=__doc__.splitlines()[0])
     ap.add_argument("--measured", default=str(Path(__file__).resolve().parent.parent / "kernels" / "results"
                                               / "microbench_h100.json"), help="kernels.microbench's JSON")
     ap.add_argument("--rounds", type=int, default=8000, help="random-search rounds per chunk size")
     a = ap.parse_args(argv)
+    if a.rounds < 4:
+        fail(f"--rounds {a.rounds}: at least 4 (the search halves its step every quarter of them)")
+    if not Path(a.measured).is_file():
+        fail(f"--measured {a.measured}: no such file (python -m kernels.microbench --out FILE writes one)")
     try:
         figures = json.loads(Path(a.measured).read_text())["figures"]
         u, e = fit(figures, a.rounds)
-    except (OSError, KeyError, ValueError) as ex:
-        print(f"error: {ex}", file=sys.stderr)
-        return 2
+    except (KeyError, ValueError) as ex:
+        fail(f"--measured {a.measured}: not kernels.microbench's figures ({type(ex).__name__}: {ex})")
     print(f"chunk {u.chunk_bytes} B; " + ", ".join(f"{n} {getattr(u, n[7:]):.4g}" for n in NAMES)
           + f"; rms log error {e:.3f}")
     for name, err in errors(figures, u).items():
@@ -254,4 +257,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

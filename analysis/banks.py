@@ -1,13 +1,13 @@
 """`python -m analysis.banks`: shared-memory wavefronts and bank conflicts, by source line.
 
-    python -m analysis.banks TARGET [--size N] [--gpu NAME] [--json] [--draw text|mermaid|svg|none] [--mermaid] [--svg]
+    python -m analysis.banks TARGET [--size N] [--gpu NAME] [--json] [--draw text|mermaid|none] [--mermaid] [--svg DIR]
     (TARGET: a catalog name, or path/to/file.cu::kernel --grid X,Y --block X,Y --arg NAME=VALUE ...)
 
 The model is analysis.models.banks; this module is only its command.
 """
 if __name__ == "__main__":
-    import sys
+    from cudasim.console import run
 
     from .cli import main
 
-    sys.exit(main("banks"))
+    run(main, "banks")

@@ -34,6 +34,8 @@ import sys
 import time
 from pathlib import Path
 
+from cudasim.console import Parser, fail
+
 from . import registry
 
 RESULTS = Path(__file__).with_name("results")
@@ -54,7 +56,12 @@ PROBES = [(256, 1024, 0), (32, 8192, 0), (256, 0, 0), (32, 0, 0), (128, 0, 0), (
 # (analysis.models.occupancy.driver_carveout says how each round scored); the rule now fits them all.
 
 
+class NcuMissing(RuntimeError):
+    """Nsight Compute is not on this machine."""
+
+
 def find_ncu() -> str:
+    """The ncu executable: on the PATH, or where the CUDA toolkit puts it; NcuMissing where there is none."""
     exe = shutil.which("ncu")
     if exe:
         return exe
@@ -62,7 +69,8 @@ def find_ncu() -> str:
         hits = sorted(glob.glob(pat))
         if hits:
             return hits[-1]
-    raise SystemExit("error: ncu (Nsight Compute) not found on this machine")
+    raise NcuMissing("ncu (Nsight Compute) not found on this machine: put it on the PATH (it comes with the CUDA "
+                     "toolkit)")
 
 
 def _number(text: str):
@@ -161,15 +169,22 @@ def collect(out_path: Path, names: list[str] | None, probes: bool, per_kernel_ti
                                 f"^{entry}$", 1, per_kernel_timeout)
         except subprocess.TimeoutExpired:
             recs, log = [], "timeout"
-        row = {"size": size, "entry": entry, "seconds": round(time.time() - t0, 1)}
-        if recs:
-            row.update(recs[0])
-        else:
-            row["error"] = log[-1500:]
-        res["kernels"][name] = row
+        row = res["kernels"][name] = kernel_row(size, entry, time.time() - t0, recs, log)
         print(f"{name}: {'ok' if recs else 'NO RESULT'} ({row['seconds']} s)", flush=True)
         save()
     return res
+
+
+def kernel_row(size: int, entry: str, seconds: float, recs: list[dict], log: str) -> dict:
+    """One kernel's entry of the measurements file, keyed by its catalog name in "kernels": the size, the entry
+    ncu was told to profile, and ncu's first record (parse_csv: the kernel name as ncu prints it, grid, block,
+    metrics), or the tail of ncu's log where it recorded nothing."""
+    row = {"size": size, "entry": entry, "seconds": round(seconds, 1)}
+    if recs:
+        row.update(recs[0])
+    else:
+        row["error"] = log[-1500:]
+    return row
 
 
 PROBE_SRC = r'''
@@ -214,18 +229,32 @@ def probe_child() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.collect_ncu", description=__doc__.splitlines()[0])
-    p.add_argument("--out", default=str(RESULTS / "ncu_h100.json"))
+    p = Parser(prog="python -m analysis.collect_ncu", description=__doc__.splitlines()[0])
+    p.add_argument("--out", default=str(RESULTS / "ncu_h100.json"),
+                   help="the JSON file to write (default: %(default)s, the committed measurements)")
     p.add_argument("--kernels", help="comma-separated catalog names (default: every kernel)")
-    p.add_argument("--no-probes", action="store_true")
+    p.add_argument("--no-probes", action="store_true",
+                   help="skip the shared-memory carveout probes (one more ncu run over small CuPy kernels)")
     p.add_argument("--probe-child", action="store_true", help=argparse.SUPPRESS)
     a = p.parse_args(argv)
-    names = [n.strip() for n in a.kernels.split(",")] if a.kernels else None
+    names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else None
     if a.probe_child:
         return probe_child()
-    collect(Path(a.out), names, not a.no_probes)
+    from kernels import catalog
+    for n in names or []:
+        try:
+            if catalog.get(n).kind != "kernel":
+                fail(f"--kernels {n}: a host pipeline; its kernel, {catalog.get(n).entry}, is measured instead")
+        except catalog.CatalogError as e:
+            fail(f"--kernels: {e}")
+    try:
+        collect(Path(a.out), names, not a.no_probes)
+    except NcuMissing as e:
+        fail(str(e))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

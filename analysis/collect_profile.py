@@ -19,14 +19,15 @@ and listed.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from .collect_ncu import find_ncu, parse_csv
+from cudasim.console import Parser, fail
+
+from .collect_ncu import NcuMissing, find_ncu, parse_csv
 
 RESULTS = Path(__file__).with_name("results")
 NCU_ARGS = ["--csv", "--page", "raw", "--print-units", "base", "--target-processes", "all",
@@ -71,7 +72,7 @@ def profile(ncu: str, metrics: list[str], cmd: list[str], kernel_regex: str | No
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from corpus.sets import SETS
-    p = argparse.ArgumentParser(prog="python -m analysis.collect_profile", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m analysis.collect_profile", description=__doc__.splitlines()[0])
     p.add_argument("--out", default=str(RESULTS / "profile_h100.json"), help="the JSON file to write")
     p.add_argument("--kernels", help="comma-separated names (catalog or corpus; default: all of both)")
     p.add_argument("--set", default="corpus", choices=(*SETS, "none"),
@@ -80,8 +81,16 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--timeout", type=float, default=240, help="seconds allowed per ncu process")
     a = p.parse_args(argv)
     from kernels import catalog
-    want = {n.strip() for n in a.kernels.split(",")} if a.kernels else None
-    ncu = find_ncu()
+    want = {n.strip() for n in a.kernels.split(",") if n.strip()} if a.kernels else None
+    if want:
+        from corpus.sets import load_set
+        known = set(catalog.names()) | (set(load_set(a.set).BY_NAME) if a.set != "none" else set())
+        if unknown := sorted(want - known):
+            fail(f"--kernels {unknown[0]}: neither a catalog kernel nor one of the set {a.set}")
+    try:
+        ncu = find_ncu()
+    except NcuMissing as e:
+        fail(str(e))
     metrics, unknown = usable(METRICS, known_metrics(ncu))
     ver = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem",
@@ -126,4 +135,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

@@ -85,6 +85,8 @@ class Model:
     (perhaps at smaller sizes, to be scaled) with their instruction counts (analysis.simulation). `render(result, view)` is the text report, `predictions(result)` the values
     by metric name; `pointer(results, view)` is a line a trace model adds to the other trace
     models' reports (None: nothing to say). `order` places the model in reports and tables.
+    `refusal(result)` says, in one line, why a result is no answer (None where it is one): the command
+    then ends as for any unusable input, on stderr with exit status 2.
     """
 
     name: str
@@ -99,6 +101,7 @@ class Model:
     catalog_size: str = "sim_size"  # the catalog size a target without --size gets: sim_size | default_size
     pointer: Callable[[dict, View], str | None] | None = None
     exit_status: Callable[[dict], int] = _success
+    refusal: Callable[[dict], str | None] | None = None  # why a result is no answer: one line, exit 2
     check: Callable[[GPU], None] | None = None  # raises ValueError (one line) for a GPU the model cannot serve
 
     def __post_init__(self) -> None:

@@ -13,12 +13,14 @@ is shown per kernel with its error. The Markdown table is written only where --o
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
-from cudasim.gpus import get_gpu
+import numpy as np
+
+from cudasim import progress
+from cudasim.console import Parser, fail
+from cudasim.gpus import UnknownGPU, get_gpu
 
 from . import pipeline, registry
 from .collect_ncu import RESULTS
@@ -78,9 +80,8 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
     """Rows of (kernel, metric, predicted, measured, status), a summary per metric, the carveout
     probes, and the kernel times (predicted vs measured, from `timing_file`)."""
     rows, summary = [], {}
-    for name, m in measured.get("kernels", {}).items():
-        if names and name not in names:
-            continue
+    todo = [(name, m) for name, m in measured.get("kernels", {}).items() if not names or name in names]
+    for name, m in progress.track(todo, "predicting", unit="kernels, every block simulated"):
         if "metrics" not in m:
             rows.append({"kernel": name, "error": "no ncu result: " + str(m.get("error", ""))[:200]})
             continue
@@ -189,6 +190,43 @@ NOTES = [
 ]
 
 
+def verdict(c: dict) -> dict:
+    """What the comparison comes to: judged metrics within tolerance, the misses, the kernels not predicted, and
+    the kernel time's error (median, 90th percentile and worst of |predicted / measured - 1|)."""
+    judged = [r for r in c["rows"] if r.get("status") in ("ok", "MISS")]
+    misses = [r for r in judged if r["status"] == "MISS"]
+    failed = [r for r in c["rows"] if "metric" not in r]
+    out: dict = {"judged": len(judged), "ok": len(judged) - len(misses),
+                 "misses": [{k: r[k] for k in ("kernel", "metric", "predicted", "measured", "error")} for r in misses],
+                 "not_predicted": [{"kernel": r["kernel"], "why": r["error"]} for r in failed]}
+    errs = sorted((abs(t["error_pct"]), t["kernel"]) for t in c.get("time", []))
+    if errs:  # as analysis.timing --accuracy summarizes them
+        e = np.array([x for x, _ in errs])
+        out["time"] = {"kernels": len(errs), "median_abs_error_pct": float(np.median(e)),
+                       "p90_abs_error_pct": float(np.percentile(e, 90)), "worst_abs_error_pct": errs[-1][0],
+                       "worst_kernel": errs[-1][1], "device": c["time"][0]["device"]}
+    return out
+
+
+def render_verdict(v: dict) -> list[str]:
+    """The verdict as the text report's last lines."""
+    out = [f"verdict: {v['ok']} of {v['judged']} judged metrics within tolerance"
+           + (f"; {len(v['not_predicted'])} kernels not predicted" if v["not_predicted"] else "")]
+    for m in v["misses"]:
+        err = "-" if m["error"] is None else ("inf" if m["error"] == float("inf") else f"{100 * m['error']:+.2f}%")
+        out.append(f"  miss: {m['kernel']} {registry.metric(m['metric']).label}: predicted {_fmt(m['predicted'])}, "
+                   f"measured {_fmt(m['measured'])} ({err})")
+    for f in v["not_predicted"]:
+        out.append(f"  not predicted: {f['kernel']}: {f['why']}")
+    if not v["misses"] and not v["not_predicted"]:
+        out.append("  misses: none")
+    if t := v.get("time"):
+        out.append(f"  kernel time, timing model vs CUDA events ({t['device']}, {t['kernels']} kernels): |error| median "
+                   f"{t['median_abs_error_pct']:.1f}%, 90th percentile {t['p90_abs_error_pct']:.1f}%, worst "
+                   f"{t['worst_abs_error_pct']:.1f}% ({t['worst_kernel']})")
+    return out
+
+
 def render_text(c: dict) -> str:
     out = [f"measured on {c.get('device') or '?'} ({c.get('tool') or 'ncu'}); predicted: every block simulated"]
     out.append(f"{'kernel':28s} {'metric':20s} {'predicted':>14} {'measured':>14} {'error':>9}  status")
@@ -209,39 +247,59 @@ def render_text(c: dict) -> str:
         out.append(f"probe {p['threads']:>4} threads {p['static']:>6} B static {p['dynamic']:>6} B dyn: carveout "
                    f"{_fmt(p['carveout_pred'])} vs {_fmt(p['carveout_meas'])}, limit {p['limit_pred']} vs "
                    f"{_fmt(p['limit_meas'])}")
-    return "\n".join(out)
+    return "\n".join(out + [""] + render_verdict(verdict(c)))
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.compare", description=__doc__.splitlines()[0])
-    p.add_argument("--measured", default=str(RESULTS / "ncu_h100.json"))
+    p = Parser(prog="python -m analysis.compare", description=__doc__.splitlines()[0])
+    p.add_argument("--measured", default=str(RESULTS / "ncu_h100.json"),
+                   help="Nsight Compute counters from python -m analysis.collect_ncu (default: %(default)s)")
     p.add_argument("--out", help=f"write the Markdown table here (the committed one: {RESULTS / 'compare_h100.md'})")
     p.add_argument("--kernels", help="comma-separated catalog names")
     p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
-    p.add_argument("--timing", default=str(TIMING), help="the timing model's accuracy run (predicted vs measured time)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--timing", help=f"the timing model's accuracy run, predicted vs measured time (default: {TIMING})")
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of the table")
     a = p.parse_args(argv)
-    path = Path(a.measured)
-    if not path.exists():
-        print(f"error: {path}: no measurements; run `python -m analysis.collect_ncu` on the GPU machine first",
-              file=sys.stderr)
-        return 2
+    measured = load_measured(Path(a.measured))
     try:
-        measured = json.loads(path.read_text())
-    except ValueError as e:
-        print(f"error: {path}: not JSON ({e})", file=sys.stderr)
-        return 2
-    names = [n.strip() for n in a.kernels.split(",")] if a.kernels else None
-    c = compare(measured, names, a.gpu, Path(a.timing))
+        get_gpu(a.gpu)
+    except UnknownGPU as e:
+        fail(str(e))
+    timing = Path(a.timing) if a.timing else TIMING
+    if a.timing and not timing.is_file():
+        fail(f"--timing {timing}: no such file (python -m analysis.timing --accuracy --out FILE.md writes FILE.json)")
+    names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else None
+    unknown = [n for n in names or [] if n not in measured.get("kernels", {})]
+    if unknown:
+        fail(f"--kernels {unknown[0]}: not measured in {a.measured}; it has "
+             + ", ".join(measured.get("kernels", {})))
+    if a.out and not Path(a.out).resolve().parent.is_dir():
+        fail(f"--out {a.out}: no folder {Path(a.out).parent} to write it in")
+    c = compare(measured, names, a.gpu, timing)
     if a.json:
-        print(json.dumps(c, indent=1, default=str))
+        print(json.dumps({**c, "verdict": verdict(c)}, indent=1, default=str))
     else:
         print(render_text(c))
     if a.out:
         Path(a.out).write_text(render_markdown(c))
         print(f"wrote {a.out}")
-    return 0
+    return 1 if verdict(c)["not_predicted"] else 0
+
+
+def load_measured(path: Path) -> dict:
+    """The Nsight Compute file as collect_ncu writes it, or one line naming what is wrong with it."""
+    if not path.is_file():
+        fail(f"{path}: no measurements; run `python -m analysis.collect_ncu` on the GPU machine first")
+    try:
+        measured = json.loads(path.read_text())
+    except ValueError as e:
+        fail(f"{path}: not JSON ({e})")
+    if not isinstance(measured, dict) or not isinstance(measured.get("kernels"), dict):
+        fail(f"{path}: not a file of python -m analysis.collect_ncu (no \"kernels\" table)")
+    return measured
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

@@ -2,11 +2,15 @@
 sectors they touch (global), and lanes against the 32 banks, one row per wavefront (shared).
 
 Each picture comes as terminal text, a Mermaid flowchart and a standalone SVG; the model
-reports pick one by name (`--draw text|mermaid|svg`) from SECTOR_PICTURES or BANK_PICTURES.
+reports pick one by name (`--draw text|mermaid|svg`) from SECTOR_PICTURES or BANK_PICTURES; SVG
+pictures are written to files (`--svg DIR`, `svg_files`) and the report names them.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import re
+from pathlib import Path
 from typing import Callable
 
 from .common import BANKS, SECTOR, WORD, Example, phases
@@ -234,8 +238,45 @@ STYLES = tuple(SECTOR_PICTURES)
 
 
 def add_draw_arguments(p: argparse.ArgumentParser) -> None:
-    """--draw STYLE (and its shorthands) for the reports that draw a warp per row."""
+    """--draw STYLE (and its shorthands) for the reports that draw a warp per row; SVG pictures go to files
+    (`--svg DIR`), one per picture, which the report names: an SVG document is no text to read on a terminal."""
     p.add_argument("--draw", choices=STYLES + ("none",), default="text",
-                   help="picture of one warp per instruction (default: text)")
+                   help="picture of one warp per instruction (default: text; svg needs --svg DIR)")
     p.add_argument("--mermaid", action="store_const", const="mermaid", dest="draw", help="same as --draw mermaid")
-    p.add_argument("--svg", action="store_const", const="svg", dest="draw", help="same as --draw svg")
+    p.add_argument("--svg", metavar="DIR", dest="svg_dir",
+                   help="draw the pictures as SVG files in the folder DIR (made if missing); the report names each")
+
+
+def check_draw(options: argparse.Namespace) -> str | None:
+    """What is wrong with the drawing options, in one line (None: nothing): --draw svg needs the folder its files
+    go to, and JSON has no pictures to draw."""
+    folder = getattr(options, "svg_dir", None)
+    if folder is not None:
+        if getattr(options, "json", False):
+            return "--svg: JSON output has no pictures; drop --json to draw them, or --svg to get JSON"
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            return f"--svg {folder}: a file, not a folder; give the folder the .svg files go to"
+        options.draw = "svg"
+    elif getattr(options, "draw", None) == "svg":
+        return "--draw svg writes one .svg file per picture: give the folder with --svg DIR"
+    return None
+
+
+_SVG = re.compile(r"^[ \t]*<svg\b.*?</svg>[ \t]*$", re.S | re.M)
+
+
+def svg_files(text: str, folder: str, stem: str) -> tuple[str, list[Path]]:
+    """`text` with every SVG document in it written to `folder/stem-N.svg` and replaced by a line naming the
+    file; returns (the text, the files written)."""
+    out = Path(folder)
+    written: list[Path] = []
+
+    def write(m: re.Match) -> str:
+        out.mkdir(parents=True, exist_ok=True)
+        path = out / f"{stem}-{len(written) + 1}.svg"
+        path.write_text(m.group(0).strip() + "\n")
+        written.append(path)
+        indent = m.group(0)[:len(m.group(0)) - len(m.group(0).lstrip())]
+        return f"{indent}picture: {path} (SVG)"
+
+    return _SVG.sub(write, text), written

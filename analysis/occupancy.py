@@ -5,8 +5,8 @@
 The model is analysis.models.occupancy; this module is only its command.
 """
 if __name__ == "__main__":
-    import sys
+    from cudasim.console import run
 
     from .cli import main
 
-    sys.exit(main("occupancy"))
+    run(main, "occupancy")

@@ -18,7 +18,6 @@ machine runs kernels.bench and the ncu collection first, into files beside --out
 """
 from __future__ import annotations
 
-import argparse
 import datetime
 import html
 import importlib.util
@@ -27,6 +26,8 @@ import sys
 import time
 from pathlib import Path
 
+from cudasim import progress
+from cudasim.console import Parser, fail
 from cudasim.gpus import get_gpu
 from kernels import catalog
 
@@ -96,25 +97,13 @@ def _compute_resources(rows: list[dict], budget: float) -> list[str]:
     from . import timing_accuracy
 
     t0, notes = time.perf_counter(), []
-    progress = None
-    if sys.stderr.isatty():
-        from rich.progress import Progress
-        progress = Progress(transient=True)
-        progress.start()
-        task = progress.add_task("timing model (simulating)", total=len(rows))
-    try:
-        for r in rows:
-            if time.perf_counter() - t0 > budget:
-                notes.append(f"{r['kernel']}: resources not computed within --budget {budget:.0f} s "
-                             f"(python -m analysis.timing {r['kernel']})")
-                continue
-            d = timing_accuracy.predict(r["kernel"], r["size"])
-            r["resources"] = d["resources"]
-            if progress:
-                progress.advance(task)
-    finally:
-        if progress:
-            progress.stop()
+    for r in progress.track(rows, "timing model (simulating)", unit="kernels"):
+        if time.perf_counter() - t0 > budget:
+            notes.append(f"{r['kernel']}: resources not computed within --budget {budget:.0f} s "
+                         f"(python -m analysis.timing {r['kernel']})")
+            continue
+        d = timing_accuracy.predict(r["kernel"], r["size"])
+        r["resources"] = d["resources"]
     return notes
 
 
@@ -484,13 +473,15 @@ def measure(out_dir: Path) -> list[Path] | str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.report", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m analysis.report", description=__doc__.splitlines()[0])
     p.add_argument("--measured", nargs="*", default=[], help="results files to use instead of the committed ones "
                    "(bench, microbench, ncu JSON; compare Markdown; timing JSON), recognised by content")
     p.add_argument("--out", default="report.html", help="the page (default report.html here); the Markdown beside it")
     p.add_argument("--budget", type=float, default=60.0, help="seconds allowed for predictions not committed")
     p.add_argument("--measure", action="store_true", help="on a GPU machine: run kernels.bench and ncu first")
     a = p.parse_args(argv)
+    if a.budget < 0:
+        fail(f"--budget {a.budget}: a number of seconds, 0 or more")
     out = Path(a.out)
     paths = list(DEFAULTS)
     extra = [Path(x) for x in a.measured]
@@ -519,4 +510,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

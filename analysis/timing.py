@@ -8,9 +8,11 @@ The model is analysis.models.timing; the accuracy benchmark is analysis.timing_a
 if __name__ == "__main__":
     import sys
 
+    from cudasim.console import run
+
     if "--accuracy" in sys.argv[1:]:
         from .timing_accuracy import main as accuracy
-        sys.exit(accuracy([a for a in sys.argv[1:] if a != "--accuracy"]))
+        run(accuracy, [a for a in sys.argv[1:] if a != "--accuracy"])
     from .cli import main
 
-    sys.exit(main("timing"))
+    run(main, "timing")

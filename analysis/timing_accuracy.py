@@ -13,7 +13,6 @@ the simulator's.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import subprocess
@@ -23,6 +22,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cudasim import progress
+from cudasim.console import Parser, fail
+from cudasim.gpus import UnknownGPU, get_gpu
 from kernels import catalog
 
 from . import pipeline, registry, simulation
@@ -36,7 +38,7 @@ RANK_GAP = 1.10  # pairs whose measured times differ by more than 10% must be or
 
 def predict(name: str, size: int, gpu: str | None = None) -> dict:
     """The timing model's result for a catalog kernel at `size` (on-disk cache used)."""
-    launch = pipeline.resolve_catalog(name, size, {}, pipeline.get_gpu(gpu))
+    launch = pipeline.resolve_catalog(name, size, {}, get_gpu(gpu))
     return simulation.result(registry.get("timing"), launch)
 
 
@@ -104,16 +106,30 @@ def markdown(out: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.timing --accuracy", description=__doc__.splitlines()[0])
-    p.add_argument("--measured", default=str(MEASURED))
+    p = Parser(prog="python -m analysis.timing --accuracy", description=__doc__.splitlines()[0])
+    p.add_argument("--measured", default=str(MEASURED),
+                   help="kernels.bench's CUDA-event times to score against (default: %(default)s)")
     p.add_argument("--out", help="write the table here (Markdown) and beside it the same as JSON")
-    p.add_argument("--kernels", nargs="*")
-    p.add_argument("--gpu")
+    p.add_argument("--kernels", nargs="*", help="only these catalog names")
+    p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
     a = p.parse_args(argv)
-    measured = json.loads(Path(a.measured).read_text())
+    if not Path(a.measured).is_file():
+        fail(f"--measured {a.measured}: no such file (python -m kernels.bench --out FILE writes one)")
+    try:
+        measured = json.loads(Path(a.measured).read_text())
+        rows_measured = measured["rows"]
+    except (ValueError, KeyError, TypeError) as e:
+        fail(f"--measured {a.measured}: not kernels.bench's results ({type(e).__name__}: {e})")
+    timed = {m["kernel"] for m in rows_measured}
+    if unknown := [n for n in a.kernels or [] if n not in timed]:
+        fail(f"--kernels {unknown[0]}: not timed in {a.measured}; it has " + ", ".join(sorted(timed)))
+    try:
+        get_gpu(a.gpu)
+    except UnknownGPU as e:
+        fail(str(e))
     profile = json.loads(PROFILE.read_text())["kernels"] if PROFILE.exists() else {}
     rows = []
-    for m in measured["rows"]:
+    for m in progress.track(rows_measured, "predicting", unit="kernels at their bench sizes"):
         k = catalog.get(m["kernel"])
         if k.kind == "pipeline" or (a.kernels and k.name not in a.kernels):
             continue

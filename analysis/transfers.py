@@ -20,14 +20,13 @@ measured two-direction rate (bidir) gives a second, slower bound, printed beside
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import networkx as nx
 
+from cudasim.console import Parser, fail
 from cudasim.gpus import GPU, get_gpu
 from kernels import catalog
 
@@ -238,22 +237,25 @@ def render(p: dict, m: dict | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m analysis.transfers", description=__doc__.splitlines()[0])
-    p.add_argument("pipeline", nargs="?", default="vector_add_streams", choices=PIPELINES)
+    p = Parser(prog="python -m analysis.transfers", description=__doc__.splitlines()[0])
+    p.add_argument("pipeline", nargs="?", default="vector_add_streams", choices=PIPELINES,
+                   help="the catalog's host pipeline (default: %(default)s)")
     p.add_argument("--size", type=int, help="floats per array (default: the bench size)")
     p.add_argument("--chunks", type=int, help="chunks, one stream each (default: 8 for streams, else 1)")
-    p.add_argument("--measured", default=str(BENCH), help="kernels.bench results to compare with")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--measured", help=f"kernels.bench results to compare with (default: {BENCH})")
+    p.add_argument("--json", action="store_true", help="print the prediction and comparison as JSON")
     a = p.parse_args(argv)
     if a.chunks is not None and a.chunks < 1:
-        print("error: --chunks must be at least 1", file=sys.stderr)
-        return 2
+        fail(f"--chunks {a.chunks}: at least 1")
+    if a.size is not None and a.size < 1:
+        fail(f"--size {a.size}: a number of floats, at least 1")
+    if a.measured and not Path(a.measured).is_file():
+        fail(f"--measured {a.measured}: no such file (kernels.bench --out FILE writes one)")
     try:
         pred = predict(a.pipeline, a.size, a.chunks)
     except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    m = measured(a.pipeline, Path(a.measured))
+        fail(str(e))
+    m = measured(a.pipeline, Path(a.measured) if a.measured else BENCH)
     if m and (m["size"] != pred["size"] or (pred["chunks"] > 1 and m.get("chunks") != pred["chunks"])):
         m = None  # another size or chunking: nothing to compare with
     if a.json:
@@ -264,4 +266,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

@@ -13,11 +13,9 @@ kernel is a row saying so. Writes Markdown and, beside it, the same as JSON.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import platform
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -25,7 +23,9 @@ import numpy as np
 
 from analysis import pipeline, registry, simulation
 from analysis.compare import judge
-from cudasim.gpus import get_gpu
+from cudasim import progress
+from cudasim.console import Parser, fail
+from cudasim.gpus import UnknownGPU, get_gpu
 
 from . import manifest
 from .sets import DEFAULT, SETS, TITLES, load_set, measured_path
@@ -85,13 +85,10 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
             all_blocks: bool = False, kernel_set=manifest) -> dict:
     rows, times, summary = [], [], {}
     judged = [m.name for m in registry.metrics(predicted_only=True)]
-    for name, meas in measured["kernels"].items():
-        if names and name not in names:
-            continue
+    todo = [(name, meas) for name, meas in measured["kernels"].items() if not names or name in names]
+    for name, meas in progress.track(todo, "predicting", unit="kernels: counters and time"):
         k = kernel_set.get(name)
         p = predict(k, gpu_name, all_blocks)
-        print(f"{name:22s} counters {p['counter_seconds']:5.1f} s, timing {p['timing_seconds']:5.1f} s"
-              + (f"; refused: {p['refusals']}" if p["refusals"] else ""), flush=True)
         mm = meas.get("ncu", {}).get("metrics", {})
         for metric in judged:
             pred, got = p["metrics"].get(metric), mm.get(metric)
@@ -191,19 +188,34 @@ def markdown(c: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m corpus.compare", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m corpus.compare", description=__doc__.splitlines()[0])
     p.add_argument("--set", choices=sorted(SETS), default=DEFAULT, help="which kernel set (default: %(default)s)")
     p.add_argument("--measured", help="default: corpus/results/SET_h100.json")
     p.add_argument("--out", help="write Markdown here and the same as JSON beside it")
-    p.add_argument("--kernels")
-    p.add_argument("--gpu")
+    p.add_argument("--kernels", help="comma-separated kernel names of the set (default: all)")
+    p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
     p.add_argument("--all-blocks", action="store_true", help="counters from every block (the time model samples as it does)")
     a = p.parse_args(argv)
     path = Path(a.measured) if a.measured else measured_path(a.set)
-    measured = json.loads(path.read_text())
+    if not path.is_file():
+        fail(f"{path}: no measurements of the set {a.set}; run `python -m corpus.measure --set {a.set}` on the GPU "
+             "machine first, or give them with --measured")
+    try:
+        measured = json.loads(path.read_text())
+    except ValueError as e:
+        fail(f"{path}: not JSON ({e})")
+    if not isinstance(measured, dict) or not isinstance(measured.get("kernels"), dict):
+        fail(f"{path}: not a file of python -m corpus.measure (no \"kernels\" table)")
     if measured.get("set", DEFAULT) != a.set:  # files from before --set existed hold the corpus
-        p.error(f"{path} measured the set {measured.get('set', DEFAULT)!r}, not {a.set!r}: pass --set to match")
-    names = [n.strip() for n in a.kernels.split(",")] if a.kernels else None
+        fail(f"{path} measured the set {measured.get('set', DEFAULT)!r}, not {a.set!r}: pass --set to match")
+    try:
+        get_gpu(a.gpu)
+    except UnknownGPU as e:
+        fail(str(e))
+    names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else None
+    unknown = [n for n in names or [] if n not in measured["kernels"]]
+    if unknown:
+        fail(f"--kernels {unknown[0]}: not measured in {path}; it has {', '.join(measured['kernels'])}")
     c = compare(measured, names, a.gpu, a.all_blocks, load_set(a.set))
     c["set"] = a.set
     c["measured_file"] = str(path.resolve().relative_to(ROOT)) if path.resolve().is_relative_to(ROOT) else str(path)
@@ -217,4 +229,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

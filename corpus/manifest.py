@@ -215,7 +215,12 @@ def index(kernels: list[CorpusKernel]) -> tuple[dict[str, CorpusKernel], Callabl
 BY_NAME, get = index(CORPUS)
 
 
-def main(kernels: list[CorpusKernel] | None = None) -> int:
+def main(kernels: list[CorpusKernel] | None = None, argv: list[str] | None = None) -> int:
+    """The set's kernels, one a line: pattern, launch at its size, bytes and FLOPs (no options but --help)."""
+    from cudasim.console import Parser
+
+    Parser(prog="python -m corpus.manifest", description="the kernels of a corpus set, one a line: pattern, "
+           "launch, the fewest bytes moved (MB) and the work (MFLOP) at the size measured").parse_args(argv)
     print(f"{'kernel':24s} {'pattern':66s} {'grid':>14s} {'block':>10s} {'MB':>8s} {'MFLOP':>8s}")
     for k in CORPUS if kernels is None else kernels:
         g, b, s = k.launch(k.size, SMS)
@@ -225,4 +230,6 @@ def main(kernels: list[CorpusKernel] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from cudasim.console import run
+
+    run(main)

@@ -24,6 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from cudasim import progress
+from cudasim.console import Parser, fail
+
 from . import manifest
 from .sets import DEFAULT, SETS, load_set, measured_path
 
@@ -37,7 +40,7 @@ def load(k: manifest.CorpusKernel):
     cuda, dev = gpu.init()
     exprs = [k.entry] if "<" in k.entry else []
     cubin, lowered = compile_cubin(k.path.read_text(), exprs, options=k.options(), arch="sm_%d%d" % dev["cc"],
-                                   filename=k.source)
+                                   filename=str(k.path))  # named as corpus.compare names it: the same compile
     mod = cuda.module_from_buffer(cubin)
     return mod.get_function(lowered.get(k.entry, k.entry)), mod
 
@@ -90,7 +93,7 @@ def time_kernel(k: manifest.CorpusKernel, repeats: int = 20, warmup: int = 3) ->
 
 
 def ncu_child(names: list[str], kernel_set=manifest) -> int:
-    for name in names:
+    for name in progress.track(names, "timing", unit="kernels on the GPU"):
         k = kernel_set.get(name)
         f, inputs, sets, cfg, _ = prepare(k, copies_max=1)
         ok, err = run_once_verify(k, f, inputs, sets, cfg)
@@ -108,21 +111,27 @@ def smi(query: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m corpus.measure", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m corpus.measure", description=__doc__.splitlines()[0])
     p.add_argument("--set", choices=sorted(SETS), default=DEFAULT, help="which kernel set (default: %(default)s)")
     p.add_argument("--out", help="default: corpus/results/SET_h100.json")
-    p.add_argument("--kernels")
-    p.add_argument("--no-ncu", action="store_true")
-    p.add_argument("--ncu-child", action="store_true")
-    p.add_argument("--ncu-timeout", type=float, default=300)
+    p.add_argument("--kernels", help="comma-separated kernel names of the set (default: all)")
+    p.add_argument("--no-ncu", action="store_true", help="CUDA-event times only, no Nsight Compute run")
+    p.add_argument("--ncu-child", action="store_true", help=argparse.SUPPRESS)  # the process ncu profiles
+    p.add_argument("--ncu-timeout", type=float, default=300, help="seconds allowed for the ncu run (default 300)")
     a = p.parse_args(argv)
     kernel_set = load_set(a.set)
     a.out = a.out or str(measured_path(a.set))
-    names = [n.strip() for n in a.kernels.split(",")] if a.kernels else [k.name for k in kernel_set.CORPUS]
+    names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else [k.name for k in kernel_set.CORPUS]
+    unknown = [n for n in names if n not in kernel_set.BY_NAME]
+    if unknown:
+        fail(f"--kernels {unknown[0]}: not in the set {a.set}; it has {', '.join(kernel_set.BY_NAME)}")
     if a.ncu_child:
         return ncu_child(names, kernel_set)
     from kernels import gpu
-    _, dev = gpu.init()
+    try:
+        _, dev = gpu.init()
+    except gpu.GpuUnavailable as e:
+        fail(str(e))
     out: dict = {
         "set": a.set,
         "device": {**dev, "smi": smi("name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,"
@@ -138,7 +147,7 @@ def main(argv: list[str] | None = None) -> int:
                    "--clock-control base (SM clock locked to base), --cache-control all (caches flushed per pass); "
                    "gpu__time_duration.sum in ns under that protocol"},
         "kernels": {}}
-    for name in names:
+    for name in progress.track(names, "timing", unit="kernels on the GPU"):
         k = kernel_set.get(name)
         t0 = time.time()
         try:
@@ -153,8 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
         Path(a.out).write_text(json.dumps(out, indent=1))
     if not a.no_ncu:
-        from analysis.collect_ncu import METRICS, find_ncu, parse_csv
-        ncu = find_ncu()
+        from analysis.collect_ncu import METRICS, NcuMissing, find_ncu, parse_csv
+        try:
+            ncu = find_ncu()
+        except NcuMissing as e:
+            fail(f"{e} (or --no-ncu for the CUDA-event times only)")
         out["ncu_tool"] = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip()
         out["ncu_metrics"] = METRICS
         cmd = [ncu, *NCU_ARGS, "--metrics", ",".join(METRICS), sys.executable, "-m", "corpus.measure",
@@ -179,4 +191,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

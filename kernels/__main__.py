@@ -4,17 +4,16 @@
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 
+from cudasim.console import Parser
 from cudasim.gpus import get_gpu
 
 from . import catalog
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m kernels", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m kernels", description=__doc__.splitlines()[0])
     p.add_argument("--json", action="store_true", help="the catalog as JSON")
     p.add_argument("--check", action="store_true",
                    help=f"compile every kernel to PTX for {get_gpu().arch} (the default GPU row) with NVRTC")
@@ -66,4 +65,6 @@ def check() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

@@ -9,57 +9,59 @@ measured (CUDA events, median of repeats) and every result is checked against nu
 """
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
-import sys
+
+from cudasim import progress
+from cudasim.console import Parser, fail
 
 from . import catalog
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m kernels.bench", description=__doc__.splitlines()[0])
-    p.add_argument("--family", choices=catalog.FAMILIES)
+    p = Parser(prog="python -m kernels.bench", description=__doc__.splitlines()[0])
+    p.add_argument("--family", choices=catalog.FAMILIES, help="only this family of the catalog")
     p.add_argument("--kernels", nargs="*", help="only these catalog names")
     p.add_argument("--sizes", type=int, nargs="*", help="sizes to run (default: each kernel's bench size)")
-    p.add_argument("--repeats", type=int, default=20)
+    p.add_argument("--repeats", type=int, default=20, help="timed launches per kernel, at least (default 20)")
     p.add_argument("--out", help="write the rows as JSON here")
     a = p.parse_args(argv)
     try:
         for n in a.kernels or []:
             catalog.get(n)
     except catalog.CatalogError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        fail(str(e))
+    if bad := [s for s in a.sizes or [] if s < 1]:
+        fail(f"--sizes {bad[0]}: a problem size, at least 1")
+    if a.repeats < 1:
+        fail(f"--repeats {a.repeats}: at least one timed launch")
     from . import gpu
     try:
         _, dev = gpu.init()
     except gpu.GpuUnavailable as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        fail(str(e))
     copy_gbs = gpu.copy_bandwidth()
     print(f"{dev['name']}: {dev['sms']} SMs, {dev['l2_bytes'] / 2**20:.0f} MiB L2; device-to-device copy "
           f"{copy_gbs:.0f} GB/s (measured, read + write)", flush=True)
     rows, cublas = [], {}
-    for k in catalog.KERNELS:
-        if (a.family and k.family != a.family) or (a.kernels and k.name not in a.kernels):
+    todo = [(k, size) for k in catalog.KERNELS if not (a.family and k.family != a.family)
+            and not (a.kernels and k.name not in a.kernels) for size in a.sizes or [k.default_size]]
+    for k, size in progress.track(todo, "benchmarking", unit="kernels and sizes, on the GPU"):
+        if size % k.multiple:
+            print(f"{k.name}: skipped size {size} ({k.constraint})")
             continue
-        for size in a.sizes or [k.default_size]:
-            if size % k.multiple:
-                print(f"{k.name}: skipped size {size} ({k.constraint})")
-                continue
-            r = gpu.run_pipeline(k, size) if k.kind == "pipeline" else gpu.run_kernel(k, size, a.repeats)
-            if k.family in ("sgemm", "dgemm"):
-                key = (k.family, size)
-                if key not in cublas:
-                    cublas[key] = gpu.cublas_ms("float32" if k.family == "sgemm" else "float64", size)
-                ms = cublas[key]
-                r["cublas_ms"] = ms
-                r["pct_cublas"] = 100 * ms / r["ms"] if ms else None
-            else:
-                r["pct_copy"] = 100 * r["gbs"] / copy_gbs
-            rows.append(r)
-            print(line(r), flush=True)
+        r = gpu.run_pipeline(k, size) if k.kind == "pipeline" else gpu.run_kernel(k, size, a.repeats)
+        if k.family in ("sgemm", "dgemm"):
+            key = (k.family, size)
+            if key not in cublas:
+                cublas[key] = gpu.cublas_ms("float32" if k.family == "sgemm" else "float64", size)
+            ms = cublas[key]
+            r["cublas_ms"] = ms
+            r["pct_cublas"] = 100 * ms / r["ms"] if ms else None
+        else:
+            r["pct_copy"] = 100 * r["gbs"] / copy_gbs
+        rows.append(r)
+        print(line(r), flush=True)
     for r in rows:  # transposes against the copy kernel of the same size, measured in this run
         ref = next((c for c in rows if c["kernel"] == "copy" and c["size"] == r["size"]), None)
         if r["family"] == "transpose" and ref:
@@ -155,4 +157,6 @@ def table(rows: list[dict], summary: dict) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

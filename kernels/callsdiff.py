@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from cudasim.console import Parser, fail
+
 SOURCE = Path(__file__).with_name("calls.cu")
 N = 200
 ASSERT_LIMIT = 40
@@ -134,15 +136,14 @@ def _assert_row() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kernels.callsdiff", description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m kernels.callsdiff", description=__doc__.splitlines()[0])
     ap.add_argument("--out", help="write the rows as JSON here")
     ap.add_argument("--assert-child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)
     try:
         import pycuda.driver  # noqa: F401
     except ImportError:
-        print("kernels.callsdiff: PyCUDA is not installed (pip install -e '.[gpu]' on a CUDA machine)", file=sys.stderr)
-        return 2
+        fail("PyCUDA is not installed: pip install -e '.[gpu]' on a machine with a CUDA GPU")
     if a.assert_child:
         return _assert_child()
     rows = run_gpu_and_sim()
@@ -154,4 +155,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

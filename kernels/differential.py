@@ -10,12 +10,13 @@ PyCUDA or CuPy).
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 import time
 
 import numpy as np
+
+from cudasim import progress
+from cudasim.console import Parser, fail
 
 
 def ulp_diff(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -51,6 +52,7 @@ def run_generated(count: int, seed: int = 0) -> list[dict]:
 
     rows: list[dict] = []
     rng = np.random.default_rng(seed)
+    advance = [lambda n=1: None]  # the progress line's step, once it is shown
 
     @settings(max_examples=count, derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
@@ -70,8 +72,11 @@ def run_generated(count: int, seed: int = 0) -> list[dict]:
         SimModule.from_ptx(res.ptx).get_function(entry)(out_sim, *args, n, block=(k.block, 1, 1), grid=(k.grid, 1))
         row = {"kernel": k.expr.c[:200], "kind": k.kind, "threads": k.n, **compare_outputs(out_gpu, out_sim)}
         rows.append(row)
+        advance[0]()
 
-    one()
+    with progress.task("generated kernels", count, "GPU vs cudasim") as step:
+        advance[0] = step
+        one()
     return rows
 
 
@@ -87,9 +92,8 @@ def run_catalog(seed: int = 0) -> list[dict]:
 
     gpu = get_gpu()  # the launch is sized for the table's default row, the PTX compiled for its architecture
     rows = []
-    for k in catalog.KERNELS:
-        if k.kind != "kernel":
-            continue
+    for k in progress.track([k for k in catalog.KERNELS if k.kind == "kernel"], "catalog kernels",
+                            unit="GPU vs cudasim"):
         size = k.sim_size
         res = compile_cuda(catalog.source(k), options=catalog.options(k), arch=gpu.arch, filename=str(k.path))
         entry = res.entry(k.entry)
@@ -116,26 +120,25 @@ def run_catalog(seed: int = 0) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kernels.differential", description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m kernels.differential", description=__doc__.splitlines()[0])
     ap.add_argument("--generated", type=int, default=200, help="random kernels to compare (default 200)")
     ap.add_argument("--catalog", action="store_true", help="also compare every catalog kernel")
     ap.add_argument("--halfs", action="store_true",
                     help="also compare the 16-bit float, dp4a/dp2a and directed-rounding forms bit for bit")
     ap.add_argument("--out", help="write the rows as JSON here")
     args = ap.parse_args(argv)
+    if args.generated < 0:
+        fail(f"--generated {args.generated}: a number of kernels, 0 or more")
     if args.generated or args.catalog:
         try:
             import pycuda.driver  # noqa: F401
         except ImportError:
-            print("kernels.differential: PyCUDA is not installed (pip install -e '.[gpu]' on a CUDA machine)",
-                  file=sys.stderr)
-            return 2
+            fail("PyCUDA is not installed: pip install -e '.[gpu]' on a machine with a CUDA GPU")
     if args.halfs:
         import importlib.util
 
         if not any(importlib.util.find_spec(m) for m in ("pycuda", "cupy")):
-            print("kernels.differential: --halfs needs PyCUDA or CuPy on a CUDA machine", file=sys.stderr)
-            return 2
+            fail("--halfs needs PyCUDA or CuPy on a machine with a CUDA GPU")
     t0 = time.perf_counter()
     rows = run_generated(args.generated) if args.generated else []
     cat = run_catalog() if args.catalog else []
@@ -171,4 +174,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

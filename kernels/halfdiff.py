@@ -11,12 +11,12 @@ to the ulp the ISA allows.
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
+
+from cudasim.console import Parser, fail
 
 from .halfforms import BLOCK, CUDA, CUDA_KERNELS, N, STORE, column, forms, inputs, module_ptx, out_dtype
 
@@ -198,13 +198,16 @@ def run_here(seed: int = 0) -> tuple[dict, list[dict]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m kernels.halfdiff", description=__doc__.splitlines()[0])
-    ap.add_argument("step", choices=["export", "gpu", "compare"])
-    ap.add_argument("folder", type=Path)
+    ap = Parser(prog="python -m kernels.halfdiff", description=__doc__.splitlines()[0])
+    ap.add_argument("step", choices=["export", "gpu", "compare"],
+                    help="export the forms and operands (any machine), run them on the GPU, or compare the results")
+    ap.add_argument("folder", type=Path, help="the folder the steps share")
     ap.add_argument("--gpu-npz", type=Path, help="the GPU's outputs (default FOLDER/gpu.npz)")
     ap.add_argument("--out", type=Path, help="compare: write the summary, the rows and the GPU's digests as JSON here")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="seed of the random operands (default 0)")
     args = ap.parse_args(argv)
+    if args.step != "export" and not (args.folder / "forms.ptx").exists():
+        fail(f"{args.folder}: no exported forms there; run `python -m kernels.halfdiff export {args.folder}` first")
     if args.step == "export":
         print(json.dumps(export(args.folder, args.seed)))
         return 0
@@ -212,6 +215,9 @@ def main(argv: list[str] | None = None) -> int:
         print(run_gpu(args.folder))
         return 0
     npz = args.gpu_npz or args.folder / "gpu.npz"
+    if not npz.exists():
+        fail(f"{npz}: no GPU outputs; run `python -m kernels.halfdiff gpu {args.folder}` on the GPU machine first "
+             "(or give them with --gpu-npz)")
     gpu = dict(np.load(npz))
     rows = compare(args.folder, run_sim(args.folder), gpu)
     s = summary(rows)
@@ -229,4 +235,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

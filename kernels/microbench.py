@@ -52,7 +52,6 @@ second); eo_args<N> spin on CS2R SR_GLOBALTIMERLO; write_once one STG.E.128 per 
 """
 from __future__ import annotations
 
-import argparse
 import datetime
 import json
 import subprocess
@@ -61,6 +60,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from cudasim.console import Parser, fail
 
 SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
@@ -1391,7 +1392,7 @@ def table(figures: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m kernels.microbench", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m kernels.microbench", description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="smaller buffers, shorter kernels, fewer repeats (a sanity pass)")
     p.add_argument("--only", nargs="*", choices=GROUPS, help="only these groups")
     p.add_argument("--out", help="write the figures and the run's context as JSON here")
@@ -1400,8 +1401,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         b = Bench(a.quick)
     except gpu.GpuUnavailable as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        fail(str(e))
     from cudasim.compile import nvrtc_version
 
     before = nvidia_smi()
@@ -1447,4 +1447,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

@@ -4,37 +4,41 @@
 """
 from __future__ import annotations
 
-import argparse
 import json
-import sys
+
+from cudasim.console import Parser, fail
 
 from . import catalog
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m kernels.run", description=__doc__.splitlines()[0])
-    p.add_argument("name")
+    p = Parser(prog="python -m kernels.run", description=__doc__.splitlines()[0])
+    p.add_argument("name", help="a catalog kernel (python -m kernels lists them)")
     p.add_argument("--size", type=int, help="problem size (default: the kernel's bench size on the GPU, "
                    "its small size in the simulator)")
-    p.add_argument("--backend", choices=("gpu", "sim"), default="gpu")
-    p.add_argument("--repeats", type=int, default=20)
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--backend", choices=("gpu", "sim"), default="gpu",
+                   help="gpu: PyCUDA on this machine's GPU (default); sim: cudasim on the CPU")
+    p.add_argument("--repeats", type=int, default=20, help="timed launches on the GPU, at least (default 20)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
     a = p.parse_args(argv)
+    if a.repeats < 1:
+        fail(f"--repeats {a.repeats}: at least one timed launch")
     try:
         k = catalog.get(a.name)
+        if a.size is not None:
+            k.check_size(a.size)
         if a.backend == "sim":
             row = run_sim(k, a.size)
         else:
             from . import gpu
-            size = a.size or k.default_size
+            size = k.default_size if a.size is None else a.size
             k.check_size(size)
             row = gpu.run_pipeline(k, size) if k.kind == "pipeline" else gpu.run_kernel(k, size, a.repeats)
     except Exception as e:  # noqa: BLE001 - every failure is one line and exit 2
         from cudasim import SimulationError
         known = (catalog.CatalogError, SimulationError, TypeError)
         if type(e).__name__ == "GpuUnavailable" or isinstance(e, known):
-            print(f"error: {e}", file=sys.stderr)
-            return 2
+            fail(str(e).splitlines()[0])
         raise
     if a.json:
         print(json.dumps(row, indent=1))
@@ -49,7 +53,7 @@ def run_sim(k: catalog.Kernel, size: int | None) -> dict:
     if k.kind == "pipeline":
         raise catalog.CatalogError(f"{k.name} is a host pipeline (transfers and streams); simulate its kernel, "
                                    f"{k.entry}, instead")
-    size = size or k.sim_size
+    size = k.sim_size if size is None else size
     launch, outputs, inputs = sim.run(k.name, size)
     ok, err = catalog.verify(k, outputs[k.output], inputs)
     s = launch.stats
@@ -80,4 +84,6 @@ def describe(row: dict) -> str:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

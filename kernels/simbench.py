@@ -15,13 +15,15 @@ core for a one-core figure: `taskset -c 0 python -m kernels.simbench --numba`.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import platform
 import subprocess
 import sys
 import time
+
+from cudasim import progress
+from cudasim.console import Parser, fail
 
 CASES = [("sgemm_2d_blocktiling", 256), ("transpose_tiled", 1024)]
 MODES = {"full": dict(check=True, trace=True), "trace": dict(check=False, trace=True),
@@ -59,7 +61,7 @@ def numba_seconds(name: str, size: int, timeout: int = 1800) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m kernels.simbench", description=__doc__.split("\n\n")[0])
+    p = Parser(prog="python -m kernels.simbench", description=__doc__.split("\n\n")[0])
     p.add_argument("--numba", action="store_true", help="also time numba's CUDA simulator (slow: minutes)")
     p.add_argument("--out", help="write the rows as JSON here")
     a = p.parse_args(argv)
@@ -67,10 +69,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             import numba  # noqa: F401
         except ImportError:
-            print("error: --numba needs numba: pip install -e '.[bench]'", file=sys.stderr)
-            return 2
+            fail("--numba needs numba: pip install -e '.[bench]'")
     rows = []
-    for name, size in CASES:
+    for name, size in progress.track(CASES, "simulating", unit="kernels, every mode"):
         for mode in MODES:
             r = simulate(name, size, mode)
             rows.append(r)
@@ -98,4 +99,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from cudasim.console import run
+
+    run(main)

@@ -304,8 +304,8 @@ __global__ void walk(float *out, const float *in, int pitch) {
              "--arg", "in=float32[4096]", "--arg", "out=float32[64]", "--draw", "mermaid")
     assert r.returncode == 0, r.stderr
     assert "stride 2" in r.stdout and "flowchart LR" in r.stdout
-    r = _cli("analysis.occupancy", f"{src}::walk", "--grid", "2", "--block", "2048")
-    assert r.returncode == 1 and "REFUSED" in r.stdout and "1024" in r.stdout
+    r = _cli("analysis.occupancy", f"{src}::walk", "--grid", "2", "--block", "2048")  # refused as any unusable input
+    assert r.returncode == 2 and not r.stdout and "would not launch" in r.stderr and "1024" in r.stderr
 
 
 @pytest.mark.parametrize("args", [

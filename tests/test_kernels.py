@@ -331,8 +331,10 @@ def test_run_cli_sim_and_pipeline_refusal(capsys):
 
     assert run.main(["transpose_tiled", "--backend", "sim", "--size", "64"]) == 0
     assert "OK" in capsys.readouterr().out
-    assert run.main(["vector_add_streams", "--backend", "sim"]) == 2
-    assert run.main(["sgemm_naiv", "--backend", "sim"]) == 2
+    for argv in (["vector_add_streams", "--backend", "sim"], ["sgemm_naiv", "--backend", "sim"]):
+        with pytest.raises(SystemExit) as ended:  # unusable input: one line, status 2 (cudasim.console.fail)
+            run.main(argv)
+        assert ended.value.code == 2
     assert "sgemm_naive" in capsys.readouterr().err
 
 
@@ -353,8 +355,10 @@ def test_gpu_commands_exit_2_without_a_gpu(capsys):
     try:
         gpu.init()
     except gpu.GpuUnavailable:
-        assert run.main(["copy"]) == 2
-        assert bench.main(["--family", "transpose"]) == 2
+        for main, argv in ((run.main, ["copy"]), (bench.main, ["--family", "transpose"])):
+            with pytest.raises(SystemExit) as ended:
+                main(argv)
+            assert ended.value.code == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 2 and all(line.startswith("error: ") for line in err)
     else:

@@ -1,6 +1,6 @@
 """Global-memory coalescing: requests, 32-byte sectors and 128-byte lines per warp instruction.
 
-    python -m analysis.coalescing TARGET [--size N] [--gpu NAME] [--json] [--draw text|mermaid|svg|none] [--mermaid] [--svg]
+    python -m analysis.coalescing TARGET [--size N] [--gpu NAME] [--json] [--draw text|mermaid|none] [--mermaid] [--svg DIR]
     (TARGET: a catalog name, or path/to/file.cu::kernel --grid X,Y --block X,Y --arg NAME=VALUE ...)
 
 L1TEX counts one request per warp-level global load/store with an active lane, and one

@@ -178,7 +178,8 @@ def _refusal(gpu: GPU, threads: int, block: tuple[int, int, int] | None, regs: i
                 f"(the most a block can have on {gpu.key})")
     if total_smem > limit:
         return (f"too much shared memory without opt-in: {total_smem} B per block > {limit} B; "
-                f"the launcher must call cudaFuncSetAttribute(MaxDynamicSharedMemorySize) (use --optin)")
+                f"the launcher must call cudaFuncSetAttribute(MaxDynamicSharedMemorySize), as the model assumes "
+                f"without --no-optin")
     return None
 
 
@@ -414,4 +415,5 @@ MODEL = Model(
     name="occupancy", summary="resident blocks per SM, the limiter, theoretical occupancy and waves", order=30,
     needs="launch", metrics=(REGISTERS, *LIMITS, OCCUPANCY, WAVES, CARVEOUT, *CONTEXT), analyze=analyze,
     render=render, predictions=predictions, add_arguments=add_arguments, catalog_size="default_size",
-    exit_status=lambda d: 1 if d["occupancy"]["refused"] else 0)
+    refusal=lambda d: (f"the driver would not launch this: {d['occupancy']['refused']}"
+                       if d["occupancy"]["refused"] else None))

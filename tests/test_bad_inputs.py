@@ -1,0 +1,334 @@
+"""Unusable input, as a new user types it, on every command: one line on stderr that names the problem
+(and the fix), nothing on stdout, exit status 2 (issue 16 items 1, 6, 8).
+
+Each command runs in this process through `cudasim.console.run`, as `python -m` runs it (the entry
+modules end in `run(main)`); a few run as real `python -m` processes, to hold the whole path. The
+kernels are a few lines each, compiled once for the file.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import io
+import os
+import runpy
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cudasim import console
+from needs import need_nvrtc
+
+ROOT = Path(__file__).resolve().parent.parent
+MODELS = ("coalescing", "banks", "occupancy", "timing")
+
+OK_CU = """extern "C" __global__ void k(float *a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] = 2.0f * a[i];
+}
+"""
+BROKEN_CU = 'extern "C" __global__ void k(float *a, int n) { a[threadIdx.x] = n +; }\n'
+SPIN_CU = """extern "C" __global__ void spin(int *out, int stop) {
+    int i = 0;
+    while (out[0] != stop) i++;   // out stays 0, stop is 1: it never ends
+    out[threadIdx.x] = i;
+}
+"""
+FAR_CU = """extern "C" __global__ void far(float *a) {
+    a[(unsigned long long)threadIdx.x * 300000000ull] = 1.0f;   // lane 1 is 1.2 GB in
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("bad")
+    (d / "ok.cu").write_text(OK_CU)
+    (d / "broken.cu").write_text(BROKEN_CU)
+    (d / "spin.cu").write_text(SPIN_CU)
+    (d / "far.cu").write_text(FAR_CU)
+    (d / "headers").mkdir()
+    (d / "not.npy").write_text("not numpy\n")
+    np.save(d / "f64.npy", np.zeros(8))
+    (d / "plain.json").write_text("{}")
+    (d / "broken.json").write_text("{ nope")
+    return d
+
+
+def main_of(module: str, argv: list[str]):
+    """(main, its arguments) of `python -m module argv`, as the entry module calls it."""
+    if module.startswith("analysis.") and module.split(".")[1] in MODELS:
+        name = module.split(".")[1]
+        if name == "timing" and "--accuracy" in argv:
+            from analysis.timing_accuracy import main
+            return main, ([a for a in argv if a != "--accuracy"],)
+        from analysis.cli import main
+        return main, (name, argv)
+    if module == "analysis":
+        from analysis.__main__ import command
+        return command, (argv,)
+    if module == "kernels":
+        from kernels.__main__ import main
+        return main, (argv,)
+    if module == "cudasim.check":
+        from cudasim.check.cli import main
+        return main, (argv,)
+    if module.endswith(".manifest"):  # main(kernels, argv): each set's module passes its own kernels
+        return importlib.import_module(module).main, (None, argv)
+    return importlib.import_module(module).main, (argv,)
+
+
+def run_in_process(capsys, module: str, *argv: str) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of the command, run as console.run ends it."""
+    main, args = main_of(module, list(argv))
+    with pytest.raises(SystemExit) as ended:
+        console.run(main, *args)
+    out, err = capsys.readouterr()
+    return ended.value.code, out, err
+
+
+def assert_one_line(code: int, out: str, err: str, phrase: str) -> None:
+    assert code == 2, (code, out, err)
+    assert out == "", out
+    assert err.endswith("\n") and err.count("\n") == 1, err
+    assert err.startswith("error: "), err
+    assert phrase in err, err
+
+
+# (command, arguments with {d} for the folder of the files above, a phrase the line must hold). No compile.
+NO_COMPILE = [
+    ("analysis.coalescing", ["tests/"], "a folder, not a kernel"),
+    ("analysis.coalescing", ["{d}/headers"], "a folder, not a kernel"),
+    ("analysis.coalescing", ["kernels/transpose.cu"],
+     "kernels/transpose.cu is a file: give kernels/transpose.cu::KERNEL; it has copy, transpose_naive, transpose_tiled"),
+    ("analysis.banks", ["{d}/missing.cu"], "no such file"),
+    ("analysis.coalescing", ["kernels/transpose.cu::"], "give the kernel after '::'; it has copy"),
+    ("analysis.coalescing", ["::transpose_tiled"], "give the file before '::'"),
+    ("analysis.coalescing", ["{d}/nope.cu::k", "--grid", "1", "--block", "32"], "no such file"),
+    ("analysis.coalescing", ["{d}/ok.cu::k"], "needs --grid"),
+    ("analysis.coalescing", ["{d}/ok.cu::k", "--grid", "0", "--block", "32"], "expected 1 to 3 positive integers"),
+    ("analysis.coalescing", ["{d}/ok.cu::k", "--grid", "1", "--block", "32", "--shared", "-5"], "--shared -5"),
+    ("analysis.coalescing", ["transpose_tiled", "--size", "0"], "--size 0: must be a positive integer"),
+    ("analysis.coalescing", ["transpose_tiled", "--size", "abc"], "invalid int value: 'abc'"),
+    ("analysis.coalescing", ["transpose_tiled", "--grid", "4"], "use path/to/file.cu::kernel"),
+    ("analysis.coalescing", ["transpose_tiled", "--define", "TILE=banana"], "TILE=banana: not an integer"),
+    ("analysis.coalescing", ["transpose_tiled", "--define", "BLOCK_ROWS=7"], "must divide TILE=32"),
+    ("analysis.coalescing", ["transpose_tiled", "--define", "BK=16"], "no parameter BK"),
+    ("analysis.coalescing", ["transpose_tiled", "--gpu", "nope"], "unknown GPU 'nope'"),
+    ("analysis.coalescing", ["transpose_tild"], "unknown kernel 'transpose_tild'; did you mean transpose_tiled"),
+    ("analysis.coalescing", ["transpose_tiled", "--max-steps", "0"], "--max-steps 0"),
+    ("analysis.coalescing", ["transpose_tiled", "--bogus"], "unrecognized arguments: --bogus"),
+    ("analysis.coalescing", [], "the following arguments are required: target"),
+    ("analysis.coalescing", ["transpose_tiled", "-I", "{d}/no_such_folder"], "no such folder"),
+    ("analysis.coalescing", ["transpose_tiled", "--compiler-option=-arch=sm_80"], "follows --gpu"),
+    ("analysis.coalescing", ["transpose_tiled", "--draw", "svg"], "give the folder with --svg DIR"),
+    ("analysis.banks", ["transpose_tiled", "--svg", "{d}/pics", "--json"], "JSON output has no pictures"),
+    ("analysis.coalescing", ["transpose_tiled", "--svg", "{d}/ok.cu"], "a file, not a folder"),
+    ("analysis.timing", ["transpose_tiled", "--gpu", "A100"], "no timing rates for A100"),
+    ("analysis", ["nope", "transpose_tiled"], "no model named 'nope'"),
+    ("analysis", ["--bogus"], "give the model first"),
+    ("kernels.run", ["nope", "--backend", "sim"], "unknown kernel 'nope'"),
+    ("kernels.run", ["transpose_tiled", "--backend", "sim", "--size", "0"], "size 0 is not allowed"),
+    ("kernels.run", ["transpose_tiled", "--backend", "cpu"], "invalid choice: 'cpu'"),
+    ("kernels.run", ["vector_add_streams", "--backend", "sim"], "a host pipeline"),
+    ("kernels.run", ["transpose_tiled", "--repeats", "0"], "--repeats 0"),
+    ("kernels.tune", ["sgemm_warptiling", "--try", "BK"], "'BK' is not NAME=VALUE"),
+    ("kernels.tune", ["sgemm_warptiling", "--try", "ZZ=3"], "no parameter ZZ"),
+    ("kernels.tune", ["sgemm_warptiling", "--size", "100"], "a multiple of 128"),
+    ("kernels.bench", ["--kernels", "nope"], "unknown kernel 'nope'"),
+    ("kernels.bench", ["--sizes", "0"], "--sizes 0"),
+    ("kernels.differential", ["--generated", "-1"], "--generated -1"),
+    ("kernels.halfdiff", ["compare", "{d}/nowhere"], "no exported forms there"),
+    ("kernels", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("analysis.compare", ["--measured", "{d}/missing.json"], "no measurements; run `python -m analysis.collect_ncu`"),
+    ("analysis.compare", ["--measured", "{d}/broken.json"], "not JSON"),
+    ("analysis.compare", ["--measured", "{d}/plain.json"], "no \"kernels\" table"),
+    ("analysis.compare", ["--kernels", "nope"], "--kernels nope: not measured in"),
+    ("analysis.compare", ["--gpu", "nope"], "unknown GPU 'nope'"),
+    ("analysis.compare", ["--timing", "{d}/missing.json", "--kernels", "copy"], "--timing"),
+    ("analysis.compare", ["--out", "{d}/no/dir/x.md", "--kernels", "copy"], "no folder"),
+    ("analysis.report", ["--budget", "-1"], "--budget -1"),
+    ("analysis.report", ["--measured", "{d}/missing.json"], "no such file"),
+    ("analysis.transfers", ["--size", "0"], "--size 0"),
+    ("analysis.transfers", ["--chunks", "0"], "--chunks 0"),
+    ("analysis.transfers", ["vector_add_naive"], "invalid choice: 'vector_add_naive'"),
+    ("analysis.atomics", ["--rounds", "0"], "--rounds 0"),
+    ("analysis.atomics", ["--measured", "{d}/missing.json"], "no such file"),
+    ("analysis.timing", ["--accuracy", "--kernels", "nope"], "--kernels nope: not timed in"),
+    ("analysis.timing", ["--accuracy", "--measured", "{d}/missing.json"], "no such file"),
+    ("analysis.collect_ncu", ["--kernels", "nope"], "unknown kernel 'nope'"),
+    ("analysis.collect_ncu", ["--kernels", "vector_add_streams"], "a host pipeline"),
+    ("corpus.compare", ["--measured", "{d}/missing.json"], "no measurements of the set corpus"),
+    ("corpus.compare", ["--kernels", "nope"], "--kernels nope: not measured in"),
+    ("corpus.compare", ["--set", "nope"], "invalid choice: 'nope'"),
+    ("corpus.measure", ["--kernels", "nope"], "--kernels nope: not in the set corpus"),
+    ("corpus.manifest", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("cudasim.check", ["tests/"], "a folder, not a kernel"),
+    ("cudasim.check", ["transpose_tiled", "--limit", "0"], "--limit and --timeout must be positive"),
+]
+
+
+@pytest.mark.parametrize("module, argv, phrase", NO_COMPILE, ids=[f"{m} {' '.join(a)}" for m, a, _ in NO_COMPILE])
+def test_unusable_input_is_one_line_and_status_2(capsys, files, module, argv, phrase):
+    argv = [a.format(d=files) for a in argv]
+    assert_one_line(*run_in_process(capsys, module, *argv), phrase.format(d=files))
+
+
+def test_file_inputs_of_one_compile(capsys, files):
+    """Inputs that need the kernel compiled (its signature, its PTX), all of one small kernel."""
+    need_nvrtc()
+    ok = f"{files}/ok.cu::k"
+    launch = ["--grid", "1", "--block", "32"]
+    cases = [
+        ([ok, *launch], "missing --arg n=VALUE (int)"),
+        ([f"{files}/ok.cu::zz", *launch, "--arg", "n=32"], "no kernel 'zz'; found k"),
+        ([ok, "--grid", "1", "--block", "2048", "--arg", "n=32"], "a block may have at most 1024"),
+        ([ok, *launch, "--arg", "n=abc"], "--arg n=abc: expected a number of type int"),
+        ([ok, *launch, "--arg", "n=99999999999"], "out of range for int"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "a=float32"], "buffers are given as DTYPE[COUNT]"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "a=foo32[4]"], "unknown dtype 'foo32'"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[0]"], "at least one element"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "zz=1"], "--arg zz: no such parameter; the kernel takes a, n"),
+        ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/not.npy"], "not a numpy .npy array"),
+        ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/f64.npy"], "the file holds float64"),
+        ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/missing.npy"], "No such file or directory"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[4]", "--data", f"a={files}/f64.npy"],
+         "also given by --arg"),
+        ([ok, "--grid", "1", "--block", "64", "--arg", "n=64", "--arg", "a=float32[16]"],
+         "out-of-bounds global access"),
+    ]
+    for argv, phrase in cases:
+        assert_one_line(*run_in_process(capsys, "analysis.coalescing", *argv), phrase)
+    assert_one_line(*run_in_process(capsys, "analysis.coalescing", f"{files}/broken.cu::k", *launch, "--arg", "n=1"),
+                    "expected an expression")
+    assert_one_line(*run_in_process(capsys, "analysis.occupancy", ok, *launch, "--arg", "n=32", "--regs", "300"),
+                    "the driver would not launch this: 300 registers per thread > 255")
+    assert_one_line(*run_in_process(capsys, "cudasim.check", ok, *launch, "--arg", "n=32", "--uninit", "zz"),
+                    "--uninit zz: the kernel has no parameter of that name")
+
+
+def test_runaway_and_unbounded_launches_stop_in_one_line(capsys, files):
+    """A kernel that never ends stops at --max-steps; one that reaches 1.2 GB into a buffer given no size stops at
+    the limit unsized buffers grow to, naming the buffer and how to size it."""
+    need_nvrtc()
+    code, out, err = run_in_process(capsys, "analysis.coalescing", f"{files}/spin.cu::spin", "--grid", "1", "--block",
+                                    "32", "--arg", "stop=1", "--max-steps", "2000", "--no-cache")
+    assert_one_line(code, out, err, "2,000")
+    assert "spin.cu:3" in err  # the line its threads were looping on
+    code, out, err = run_in_process(capsys, "analysis.coalescing", f"{files}/far.cu::far", "--grid", "1", "--block",
+                                    "32", "--no-cache")
+    assert_one_line(code, out, err, "a: the kernel reaches")
+    assert "1,024 MiB an unsized buffer may grow to" in err and "--arg a=float32[COUNT]" in err
+
+
+def test_a_few_as_real_processes(files):
+    """The whole path, `python -m` and all: the same one line and status."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for argv, phrase in ((["analysis.coalescing", "tests/"], "a folder, not a kernel"),
+                         (["analysis.coalescing", "kernels/transpose.cu"], "it has copy, transpose_naive"),
+                         (["kernels.run", "transpose_tiled", "--size", "abc"], "invalid int value"),
+                         (["cudasim.check", "kernels/sgemm.cu"], "it has sgemm_uncoalesced")):
+        r = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, cwd=ROOT, env=env,
+                           timeout=120)
+        assert_one_line(r.returncode, r.stdout, r.stderr, phrase)
+
+
+def test_memory_and_unwritable_files_are_one_line(capsys, tmp_path):
+    """A MemoryError anywhere in a command, and a file it cannot write, end in one line naming what to do."""
+    def exhausted() -> int:
+        np.zeros(1 << 62, np.uint8)  # no machine has this
+        return 0
+
+    code, out, err = run_in_process_main(capsys, exhausted)
+    assert_one_line(code, out, err, "out of memory")
+    assert "--all-blocks" in err and "--arg NAME=DTYPE[COUNT]" in err
+
+    def unwritable() -> int:
+        (tmp_path / "no" / "such" / "folder.txt").write_text("x")
+        return 0
+
+    assert_one_line(*run_in_process_main(capsys, unwritable), "folder.txt: No such file or directory")
+
+
+def run_in_process_main(capsys, main) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as ended:
+        console.run(main)
+    out, err = capsys.readouterr()
+    return ended.value.code, out, err
+
+
+class _Parsed(Exception):
+    """Raised instead of parsing: carries the parser an entry point built."""
+
+
+def entry_modules() -> list[str]:
+    """Every `python -m` entry module of the four packages (scripts a command runs itself excepted)."""
+    out = []
+    for pkg in ("analysis", "kernels", "corpus", "cudasim"):
+        for f in sorted((ROOT / pkg).rglob("*.py")):
+            text = f.read_text()
+            if f.name == "__main__.py" or 'if __name__ == "__main__"' in text:
+                name = ".".join(f.relative_to(ROOT).with_suffix("").parts).removesuffix(".__main__")
+                if name not in ("cudasim.nvrtc_worker", "cudasim.noaslr", "kernels.numba_ports"):
+                    out.append(name)
+    return out
+
+
+def test_every_option_of_every_command_has_help(monkeypatch):
+    """Each entry point is run as `python -m` would run it, up to its parse_args, which hands back the parser
+    instead: every option and positional has help text, and every parser is console.Parser (usage errors in
+    one line)."""
+    def parsed(self, args=None, namespace=None):
+        raise _Parsed(self)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", parsed)
+    seen = {}
+    for module in entry_modules():
+        for extra in (["--accuracy", "--help"], ["--help"]) if module == "analysis.timing" else (["--help"],):
+            monkeypatch.setattr(sys, "argv", [module, *extra])
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore", RuntimeWarning)  # runpy: the module was imported before
+                with pytest.raises((_Parsed, SystemExit)) as got:
+                    runpy.run_module(module, run_name="__main__", alter_sys=True)
+            if got.type is SystemExit:  # `python -m analysis --help`: the list of models, no parser
+                assert module == "analysis" and got.value.code == 0
+                continue
+            parser = got.value.args[0]
+            assert isinstance(parser, console.Parser), module
+            bare = [a.option_strings or [a.dest] for a in parser._actions if not a.help]
+            assert not bare, f"{module}: options without help: {bare}"
+            seen[" ".join([module, *extra[:-1]])] = len(parser._actions)
+    assert {"analysis.coalescing", "analysis.compare", "kernels.run", "kernels.bench", "corpus.compare",
+            "cudasim.check", "analysis.timing --accuracy", "corpus.holdout7.manifest"} <= set(seen)
+
+
+def test_svg_pictures_go_to_files_the_report_names(capsys, tmp_path):
+    """--svg DIR writes each picture as an SVG file and the text report names it, instead of printing SVG."""
+    need_nvrtc()
+    code, out, err = run_in_process(capsys, "analysis.banks", "transpose_tiled", "--svg", str(tmp_path / "pics"))
+    assert code == 0, err
+    assert "<svg" not in out
+    named = [line.split("picture: ")[1].split(" (SVG)")[0] for line in out.splitlines() if "picture: " in line]
+    assert named and all(Path(p).read_text().startswith("<svg") for p in named)
+    assert sorted(map(str, (tmp_path / "pics").iterdir())) == sorted(named)
+    code, out, _ = run_in_process(capsys, "analysis.banks", "transpose_padded", "--svg", str(tmp_path / "none"))
+    assert code == 0 and "no picture to draw" in out  # conflict-free: nothing drawn, and it says so
+
+
+def test_python_m_analysis_lists_the_models(capsys):
+    code, out, err = run_in_process(capsys, "analysis")
+    assert code == 0 and not err and "coalescing:" in out and "occupancy:" in out
+
+
+def test_main_of_names_real_mains():
+    """The table above reaches the mains the entry modules run (a typo there would test nothing)."""
+    for module in ("kernels.run", "analysis.compare", "corpus.compare", "analysis.transfers"):
+        main, args = main_of(module, [])
+        assert callable(main) and main.__module__ == module
+    main, args = main_of("analysis.banks", ["x"])
+    assert args == ("banks", ["x"])

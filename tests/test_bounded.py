@@ -1,0 +1,169 @@
+"""Runs end in bounded time and memory (issue 16 item 3, issue 14 item 2): Ctrl-C ends any command with one line
+and status 130; a buffer the user gives no size grows to what the kernel touches (never a false out-of-bounds),
+up to a stated limit; a large launch of such buffers takes memory in proportion to what it touches.
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from analysis import pipeline
+from analysis.args import UNSIZED_LIMIT, UNSIZED_START
+from needs import need_nvrtc
+
+ROOT = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(ROOT), "CUDAPERF_PROGRESS": "0"}
+
+SPIN_CU = """extern "C" __global__ void spin(int *out, int stop) {
+    int i = 0;
+    while (out[0] != stop) i++;   // out stays 0, stop is 1: it never ends
+    out[threadIdx.x] = i;
+}
+"""
+STRIDED_CU = """extern "C" __global__ void strided(const float *src, float *dst, int stride) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    dst[i] = src[i * stride];
+}
+"""
+VADD_CU = """extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"""
+WALK_CU = """extern "C" __global__ void walk(float *a) {
+    for (long long k = 0;; k += 1 << 20) a[k] = 1.0f;   // on and on: no bound
+}
+"""
+
+
+def _cpu_seconds(pid: int) -> float:
+    """CPU seconds a process has used (Linux /proc), or wall-clock-free 0 where /proc is missing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
+@pytest.mark.parametrize("command", [
+    ["analysis.coalescing", "{src}::spin", "--grid", "1", "--block", "32", "--arg", "stop=1", "--no-cache",
+     "--max-steps", "1000000000000"],
+    ["cudasim.check", "{src}::spin", "--grid", "1", "--block", "32", "--arg", "stop=1", "--timeout", "500",
+     "--max-steps", "1000000000000"],
+])
+def test_ctrl_c_ends_a_long_run_with_one_line(tmp_path, command):
+    """SIGINT (what Ctrl-C sends) in the middle of a run that would go on for hours: status 130, one line."""
+    need_nvrtc()
+    src = tmp_path / "spin.cu"
+    src.write_text(SPIN_CU)
+    p = subprocess.Popen([sys.executable, "-m", *[c.format(src=src) for c in command]], cwd=ROOT, env=ENV,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while _cpu_seconds(p.pid) < 2.0 and time.monotonic() - t0 < 20 and p.poll() is None:
+        time.sleep(0.1)  # past the imports and the compile: inside the simulation
+    time.sleep(0.5)
+    assert p.poll() is None, p.communicate()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert err == "interrupted\n", err
+    assert "Traceback" not in out
+
+
+def test_an_unsized_buffer_grows_to_what_the_kernel_reads(tmp_path, capsys):
+    """src[i * 64] reads 64 times further than the thread count: past the threads x 16 elements unsized buffers
+    had, which gave a false out-of-bounds. Now src grows to cover it, the note says to what, and the counts are
+    those of the stride (32 sectors per request)."""
+    need_nvrtc()
+    src = tmp_path / "strided.cu"
+    src.write_text(STRIDED_CU)
+    from analysis.cli import main
+    threads = 4 * 256
+    assert 64 * (threads - 1) + 1 > 16 * threads  # beyond the old guess
+    code = main("coalescing", [f"{src}::strided", "--grid", "4", "--block", "256", "--arg", "stride=64", "--draw",
+                               "none", "--no-cache", "--json"])
+    out = capsys.readouterr().out
+    assert code == 0
+    d = json.loads(out)
+    grown = next(n for n in d["notes"] if n.startswith("src:"))
+    count = int(grown.split("grown to ")[1].split(" float32")[0].replace(",", ""))
+    assert 64 * (threads - 1) + 1 <= count <= 2 * (64 * (threads - 1) + 1)  # covers the reads, with headroom
+    assert "dst:" in " ".join(d["notes"]) and f"{UNSIZED_START:,} float32" in next(n for n in d["notes"]
+                                                                                 if n.startswith("dst:"))
+    totals = d["coalescing"]["totals"]
+    assert totals["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] == threads // 32
+    assert totals["l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"] == threads  # one sector per lane
+
+
+def test_cudasim_check_finds_no_false_out_of_bounds_in_unsized_buffers(tmp_path, capsys):
+    need_nvrtc()
+    src = tmp_path / "strided.cu"
+    src.write_text(STRIDED_CU)
+    from cudasim.check.cli import main
+    assert main([f"{src}::strided", "--grid", "4", "--block", "256", "--arg", "stride=64"]) == 0
+    out = capsys.readouterr().out
+    assert "ERROR SUMMARY: 0 errors" in out and "src: no size or data given: zeros, grown to" in out
+
+
+def test_unbounded_accesses_stop_at_the_limit_in_one_line(tmp_path):
+    """A loop that writes further and further: the buffer doubles run after run up to UNSIZED_LIMIT, then one line
+    names it and how to size it; in bounded time."""
+    need_nvrtc()
+    src = tmp_path / "walk.cu"
+    src.write_text(WALK_CU)
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::walk", "--grid", "1", "--block", "1",
+                        "--no-cache"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    assert r.stderr.count("\n") == 1 and "a: the kernel reaches" in r.stderr, r.stderr
+    assert f"{UNSIZED_LIMIT >> 20:,} MiB an unsized buffer may grow to" in r.stderr
+    assert "--arg a=float32[COUNT]" in r.stderr
+    assert time.monotonic() - t0 < 120
+
+
+MEASURE = """
+import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)  # KiB on Linux: the command's peak
+print(r.returncode)
+sys.stdout.write(r.stdout + r.stderr)
+"""
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="ru_maxrss is in KiB on Linux")
+def test_a_large_unsized_launch_takes_memory_in_proportion(tmp_path):
+    """100,000 blocks of 256 threads over three buffers given no size: 17.1 GB peak and 54 s before (each buffer
+    threads x 16 floats, copied three times); now each grows to the 25.6 M floats the kernel touches and is held
+    once. The peak resident memory of the command, measured by the process that waits for it, stays under 1.5 GB."""
+    need_nvrtc()
+    src = tmp_path / "vadd.cu"
+    src.write_text(VADD_CU)
+    blocks, n = 100_000, 100_000 * 256
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", MEASURE, sys.executable, "-m", "analysis.coalescing", f"{src}::vadd",
+                        "--grid", str(blocks), "--block", "256", "--arg", f"n={n}", "--draw", "none", "--no-cache"],
+                       cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    peak_kib, status, report = r.stdout.split("\n", 2)
+    assert status == "0", report
+    assert time.monotonic() - t0 < 60
+    for name in "abc":
+        note = next(line for line in report.splitlines() if line.strip().startswith(f"note: {name}:"))
+        count = int(note.split("grown to ")[1].split(" float32")[0].replace(",", ""))
+        assert n <= count <= 2 * n, note
+    assert int(peak_kib) < 1.5 * 2**20, f"peak {int(peak_kib) / 2**20:.2f} GiB"
+
+
+def test_grow_refuses_what_is_not_an_unsized_buffer():
+    """A fault in a buffer the user sized, or in a catalog target's, is a real out-of-bounds access: not grown."""
+    from cudasim.errors import MemoryFault
+    launch = pipeline.resolve_catalog("transpose_tiled")
+    fault = MemoryFault("x", space="global", kind="out-of-bounds", address=1, size=4, lowest=0, reach=8)
+    fault.argument, fault.argument_reach = 0, 8
+    assert launch.grow(fault) is False
