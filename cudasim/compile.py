@@ -33,7 +33,7 @@ from . import includes, noaslr, nvcc
 from .gpus import get_gpu
 
 DEFAULT_ARCH = get_gpu().arch  # the default GPU row's compute capability ("sm_90" for the H100)
-COMPILE_VERSION = 4  # part of the cache key: raised when what a compile makes or stores changes
+COMPILE_VERSION = 5  # part of the cache key: raised when what a compile makes or stores changes
 SHIMS = Path(__file__).parent / "include"  # the standard headers NVRTC lacks (see the docstring)
 IMPLICIT = SHIMS / "cudasim_nvcc_implicit.h"  # what nvcc's implicit includes give device code
 
@@ -117,7 +117,10 @@ def _site_dirs() -> list[str]:
 
 _FUNC_RE = re.compile(r"Compiling entry function '([^']+)'")
 _STACK_RE = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
-_USED_RE = re.compile(r"Used (\d+) registers(?:, used (\d+) barriers)?(?:, (\d+) bytes smem)?(?:, (\d+) bytes cmem\[0\])?")
+_USED_RE = re.compile(r"Used (\d+) registers")
+_USED_PARTS = {"barriers": re.compile(r"used (\d+) barriers"), "smem": re.compile(r"(\d+) bytes smem"),
+               "cmem": re.compile(r"(\d+) bytes cmem\[0\]")}  # each where it stands: a kernel that calls also
+# reports "N bytes cumulative stack size" among them
 
 
 def parse_ptxas_log(log: str) -> dict[str, Resources]:
@@ -131,8 +134,8 @@ def parse_ptxas_log(log: str) -> dict[str, Resources]:
         elif (m := _STACK_RE.search(line)) and current:
             stack = tuple(int(g) for g in m.groups())
         elif (m := _USED_RE.search(line)) and current:
-            regs, bars, smem, cmem = (int(g) if g else 0 for g in m.groups())
-            out[current] = Resources(regs, smem, stack[0], stack[1], stack[2], bars, cmem)
+            bars, smem, cmem = (int(p.group(1)) if (p := r.search(line)) else 0 for r in _USED_PARTS.values())
+            out[current] = Resources(int(m.group(1)), smem, stack[0], stack[1], stack[2], bars, cmem)
             current = None
     return out
 

@@ -49,6 +49,21 @@ ptxas info    : Used 40 registers, used 1 barriers, 8192 bytes smem, 368 bytes c
     assert (r.registers, r.shared_bytes, r.stack_bytes, r.spill_stores, r.spill_loads, r.barriers) == (40, 8192, 16, 8, 4, 1)
 
 
+def test_a_kernel_that_calls_keeps_its_shared_memory():
+    """ptxas reports the cumulative stack of a kernel that calls a function between its barriers and its shared
+    memory: the shared bytes of a kernel whose sincos reaches the slow path read 0 until that was allowed for."""
+    src = r"""extern "C" __global__ void k(double *out, const double *x) {
+    __shared__ double s[512];
+    s[threadIdx.x] = x[threadIdx.x];
+    __syncthreads();
+    double c, v;
+    sincos(s[511 - threadIdx.x], &v, &c);
+    out[threadIdx.x] = v * c;
+}"""
+    r = compile_cuda(src, cache=False)
+    assert "cumulative stack size" in r.log and r.resources["k"].shared_bytes == 4096
+
+
 def test_cooperative_groups_within_a_block_compile_and_run():
     """cooperative_groups.h includes cuda/std (nvidia-cuda-cccl): the blind set's block reduction by
     tiled_partition<32> shuffles and block.sync(), as users write it, gives the sums."""

@@ -68,11 +68,7 @@ SMALL = {
              "interval_gemv_rounded": 64},
 }
 # kernels cudasim refuses as their authors wrote them (each recorded in the comparison), with why
-REFUSED: dict[tuple[str, str], str] = {
-    # cuda_fp16.hpp's __shfl_xor_sync on a __half2 reads the warp size with `mov.u32 %r, WARP_SZ`: a PTX
-    # constant cudasim does not know ('unknown symbol WARP_SZ')
-    ("wild", "softmax_half2_rows"): r"WARP_SZ",
-}
+REFUSED: dict[tuple[str, str], str] = {}  # none now (the half2 softmax's WARP_SZ is read since d197f11)
 # files with host code, which nvcc compiles (NVRTC cannot)
 NEEDS_NVCC = {("wild", "matrixmul_samples_program")}
 
@@ -841,7 +837,7 @@ def test_wild_references():
                                                                     np.frombuffer(yb[4:], "i1")))
         assert want[r] == pytest.approx(total, rel=1e-12)
 
-    # softmax (which cudasim refuses, see REFUSED): every row by math.exp
+    # softmax: every row by math.exp
     k = w.get("softmax_half2_rows")
     d = k.make_inputs(8, 6)
     want = k.reference(d).reshape(-1, 1024)

@@ -30,8 +30,8 @@ dtype (they are uint16 bit patterns, and a bit pattern is not a number to compar
 so its entry checks the float32 rstd and tests/test_corpus.py checks the bf16 rows within an ulp; the
 field inverses' 64-bit limbs are handed over as 32-bit words, which float64 holds exactly.
 
-cudasim refuses the half2 softmax as written (cuda_fp16.hpp's half2 shuffle reads the PTX constant
-WARP_SZ, which it does not know); tests/test_corpus.py records the refusal. The other ten run there.
+cudasim runs all eleven as written (the half2 softmax's shuffles read PTX's constant WARP_SZ, which it
+learned from this set).
 
     python -m corpus.wild.manifest       # the table: pattern, launch, bytes, FLOPs
 """
