@@ -91,19 +91,20 @@ def reports_every_entry(result: CompileResult) -> bool:
 
 def include_dirs() -> list[str]:
     """CUDA headers for NVRTC (mma.h, cuda_fp16.h): the pip wheels first, then a toolkit."""
-    dirs = []
+    roots = []
     purelib = Path(sysconfig.get_paths()["purelib"])
     for base in [purelib, *map(Path, _site_dirs())]:
         for sub in ("nvidia/cu13/include", "nvidia/cuda_runtime/include"):
-            if (base / sub / "mma.h").exists() and str(base / sub) not in dirs:
-                dirs.append(str(base / sub))
-                if (base / sub / "cccl").is_dir():  # nvidia-cuda-cccl: cuda/std/..., which cooperative groups include
-                    dirs.append(str(base / sub / "cccl"))
-    for env in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(env):
-            dirs.append(os.path.join(os.environ[env], "include"))
-    dirs.append("/usr/local/cuda/include")
-    return [d for d in dirs if os.path.isdir(d)]
+            if (base / sub / "mma.h").exists():
+                roots.append(str(base / sub))
+    roots += [os.path.join(os.environ[env], "include") for env in ("CUDA_HOME", "CUDA_PATH") if os.environ.get(env)]
+    roots.append("/usr/local/cuda/include")
+    dirs: list[str] = []
+    for root in roots:  # each with its cccl folder (cuda/std/...: cooperative groups and the <cmath> family use it)
+        for d in (root, os.path.join(root, "cccl")):
+            if os.path.isdir(d) and d not in dirs:
+                dirs.append(d)
+    return dirs
 
 
 def _site_dirs() -> list[str]:

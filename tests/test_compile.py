@@ -235,3 +235,15 @@ def test_nvcc_gives_the_same_code_each_time(tmp_path):
     info = bytes(int(x) for line in a.ptx.splitlines() if line.startswith(".b8") for x in line[4:].split(","))
     assert b"_INTERNAL_" in info  # the name that used to vary is there
     assert (a.ptx, a.cubin) == (b.ptx, b.cubin)
+
+
+def test_a_toolkits_cccl_headers_are_searched_too(tmp_path, monkeypatch):
+    """A CUDA toolkit keeps libcu++ (cuda/std/...) under include/cccl, as the pip wheel does: without it NVRTC on a
+    machine with the toolkit and no wheels could not compile <cmath> or cooperative groups, and sent the file to
+    nvcc (the wild set's BN254 inverse then met glibc's ulong)."""
+    from cudasim.compile import include_dirs
+
+    (tmp_path / "include" / "cccl" / "cuda").mkdir(parents=True)
+    monkeypatch.setenv("CUDA_HOME", str(tmp_path))
+    dirs = include_dirs()
+    assert dirs.index(str(tmp_path / "include")) + 1 == dirs.index(str(tmp_path / "include" / "cccl"))
