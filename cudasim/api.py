@@ -27,7 +27,7 @@ from .ptx import Module, parse_module
 from .trace import Trace
 
 __all__ = ["SourceModule", "Function", "Launch", "In", "Out", "InOut"]
-GUARD = 512  # bytes between the arrays of a checked launch
+GUARD = 512  # bytes of no-man's-land after each array of a launch (a multiple of the 256-byte alignment)
 
 
 @dataclass
@@ -255,7 +255,7 @@ class Function:
         buf = np.zeros(max(self.fn.param_bytes, 1), np.uint8)
         temps: list[tuple[int, np.ndarray, bool]] = []
         unwritten: list[tuple[int, int]] = []  # Out(...) arrays: device memory the host did not write
-        guards: list[int] | None = [] if check == "full" else None  # cudasim.check: no-man's-land around arrays
+        guards: list[int] = []  # no-man's-land around the arrays, as compute-sanitizer pads them: an overrun is caught
         owners: list[tuple[int, int, int]] = []  # (address, bytes, argument index) of the arrays passed
         try:
             for i, (a, p) in enumerate(zip(args, params)):
@@ -267,9 +267,9 @@ class Function:
                 buf[p.offset:p.offset + len(raw)] = np.frombuffer(raw, np.uint8)
                 if len(temps) > before:
                     owners.append((temps[-1][0], temps[-1][1].nbytes, i))
+            if temps:
+                guards.append(mem.alloc(GUARD, "a guard zone between arrays", guard=True))
             if prog.checker is not None:
-                if temps:
-                    guards.append(mem.alloc(GUARD, "cudasim.check's guard zone"))
                 heap = getattr(mem, "device_heap", None)  # what malloc returns holds no value until written
                 heaps = [(heap.base, heap.size)] if heap is not None else []
                 prog.checker.unwritten = unwritten + heaps
@@ -293,21 +293,20 @@ class Function:
                 prog.checker.release()
             for ptr, _, _ in reversed(temps):
                 mem.free(ptr)
-            for ptr in reversed(guards or []):
+            for ptr in reversed(guards):
                 mem.free(ptr)
         stats["call_seconds"] = time.perf_counter() - t0  # what the caller waited: copies and trace included
         stats["buffers"] = [(int(ptr), int(arr.nbytes)) for ptr, arr, _ in temps]  # the arrays passed: (address, bytes)
         return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs)
 
-    def _pack(self, where: str, a, p, mem: GlobalMemory, temps: list, unwritten: list, guards: list | None) -> bytes:
+    def _pack(self, where: str, a, p, mem: GlobalMemory, temps: list, unwritten: list, guards: list) -> bytes:
         if isinstance(a, (ArgumentHandler, np.ndarray)):
             arr = a.array if isinstance(a, ArgumentHandler) else a
             copy_in = a.copy_in if isinstance(a, ArgumentHandler) else True
             copy_out = a.copy_out if isinstance(a, ArgumentHandler) else True
             if not arr.flags.c_contiguous:
                 raise TypeError(f"{where}: the array is not contiguous; pass np.ascontiguousarray(...)")
-            if guards is not None:  # an overrun into the neighbouring array is out of bounds, not a valid access
-                guards.append(mem.alloc(GUARD, "cudasim.check's guard zone"))
+            guards.append(mem.alloc(GUARD, "a guard zone between arrays", guard=True))  # an overrun is no valid access
             ptr = mem.alloc(arr.nbytes, f"{where} ({arr.dtype}[{arr.size}])")
             temps.append((ptr, arr, copy_out))
             if copy_in and arr.nbytes:

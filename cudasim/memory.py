@@ -32,6 +32,7 @@ class Allocation:
     base: int
     size: int
     name: str
+    guard: bool = False  # no-man's-land between a launch's arrays: any access to it is out of bounds
 
     @property
     def end(self) -> int:
@@ -50,8 +51,9 @@ class GlobalMemory:
         self._count = 0
 
     # -- allocation ----------------------------------------------------------------------
-    def alloc(self, size: int, name: str = "") -> int:
-        """Reserve `size` bytes (256-byte aligned base, zero-filled); returns the address."""
+    def alloc(self, size: int, name: str = "", guard: bool = False) -> int:
+        """Reserve `size` bytes (256-byte aligned base, zero-filled); returns the address. A `guard` range
+        is one no access may touch (it stands between arrays, so an overrun is caught, not served)."""
         size = int(size)
         if size < 0:
             raise ValueError(f"cannot allocate {size} bytes")
@@ -68,7 +70,7 @@ class GlobalMemory:
             self._views.clear()
         self.heap[base - HEAP_BASE:base - HEAP_BASE + size] = 0
         self._count += 1
-        a = Allocation(base, size, name or f"allocation #{self._count}")
+        a = Allocation(base, size, name or f"allocation #{self._count}", guard)
         self.allocs.append(a)
         self._bases.append(base)
         return base
@@ -118,7 +120,7 @@ class GlobalMemory:
             return
         lo, hi = int(addrs.min()), int(addrs.max())
         a = self.find(lo)
-        if a is None or hi + size > a.end or self.find(hi) is not a:
+        if a is None or a.guard or hi + size > a.end or self.find(hi) is not a:
             bad = self._first_bad(addrs, size)
             near, past = self.nearest(bad, size, hi + size)
             raise MemoryFault(f"{what}: out-of-bounds global access at 0x{bad:x} ({size} bytes): "
@@ -137,7 +139,7 @@ class GlobalMemory:
             return
         for lo, hi, row in zip(addrs.min(1).tolist(), addrs.max(1).tolist(), addrs):
             a = self.find(lo)
-            if a is None or hi + size > a.end or self.find(hi) is not a:
+            if a is None or a.guard or hi + size > a.end or self.find(hi) is not a:
                 self.check(row, size, what)
         if int(np.bitwise_or.reduce(addrs, axis=None)) & (size - 1):
             self.check(addrs.ravel(), size, what)
@@ -149,7 +151,8 @@ class GlobalMemory:
         ok = i >= 0
         j = np.where(ok, i, 0)
         if len(ends):
-            ok &= addrs + np.uint64(size) <= ends[j]
+            guard = np.array([a.guard for a in self.allocs])
+            ok &= (addrs + np.uint64(size) <= ends[j]) & ~guard[j]
         else:
             ok[:] = False
         return int(addrs[~ok][0]) if (~ok).any() else int(addrs[0])
@@ -161,33 +164,37 @@ class GlobalMemory:
         if not self.allocs:
             return None, None
         reach = addr + size if reach is None else max(reach, addr + size)
-        i = bisect.bisect_right(self._bases, addr) - 1
-        below = self.allocs[i] if i >= 0 else None
-        above = self.allocs[i + 1] if i + 1 < len(self.allocs) else None
+        below, above = self._neighbours(addr)
         if below is not None and (addr < below.end or above is None or addr - below.end + 1 <= above.base - addr):
             return below, (reach - below.end if reach > below.end else None)
         return above, None
 
+    def _neighbours(self, addr: int) -> tuple[Allocation | None, Allocation | None]:
+        """The arrays (guard zones passed over) that start at or below `addr`, and above it."""
+        real = [a for a in self.allocs if not a.guard]
+        i = bisect.bisect_right([a.base for a in real], addr) - 1
+        return (real[i] if i >= 0 else None), (real[i + 1] if i + 1 < len(real) else None)
+
     def describe(self, addr: int, size: int = 1) -> str:
-        """Where `addr` lies relative to the nearest allocation."""
-        if not self.allocs:
+        """Where an access of `size` bytes at `addr` lies relative to the nearest array."""
+        below, above = self._neighbours(addr)
+        if below is None and above is None:
             return "no global memory is allocated"
-        i = bisect.bisect_right(self._bases, addr) - 1
+
+        def of(a: Allocation) -> str:
+            return f"{a.name} (0x{a.base:x}, {a.size} bytes)"
         cands = []
-        if i >= 0:
-            a = self.allocs[i]
-            if addr < a.end:
-                return (f"the access ends {addr + size - a.end} bytes past the end of {a.name} "
-                        f"(0x{a.base:x}, {a.size} bytes)")
-            cands.append((addr - a.end + 1, f"{addr - a.end + 1} bytes past the end of {a.name} "
-                                               f"(0x{a.base:x}, {a.size} bytes)"))
-        if i + 1 < len(self.allocs):
-            a = self.allocs[i + 1]
-            cands.append((a.base - addr, f"{a.base - addr} bytes before the start of {a.name} "
-                                         f"(0x{a.base:x}, {a.size} bytes)"))
+        if below is not None:
+            if addr < below.end:
+                return f"the access ends {addr + size - below.end} bytes past the end of {of(below)}"
+            cands.append((addr - below.end, f"the access reaches {addr + size - below.end} bytes past the end of "
+                                            f"{of(below)}: it starts at byte {addr - below.base} of its {below.size}"))
+        if above is not None:
+            cands.append((above.base - addr, f"the access starts {above.base - addr} bytes before the start of "
+                                             f"{of(above)}"))
         if addr < HEAP_BASE:
-            return f"the address is not in global memory (nearest allocation: {min(cands)[1]})"
-        return "the address is " + min(cands)[1]
+            return f"the address is not in global memory (nearest array: {min(cands)[1]})"
+        return min(cands)[1]
 
 
 _UINT = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}

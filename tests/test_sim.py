@@ -298,6 +298,18 @@ def test_out_of_bounds_global_write_names_the_allocation_and_distance():
         kernel(src, "oob")(np.zeros(32, np.float32), np.int32(8), block=(32, 1, 1), grid=(1, 1))
 
 
+def test_an_overrun_into_the_next_array_is_out_of_bounds_with_a_positive_distance():
+    """issue 16: a[i + 64] over two adjacent 64-element arrays read b's values with no word; the arrays now stand
+    apart (guard zones, as compute-sanitizer pads them), and the message names a and how far past its end."""
+    src = r'''extern "C" __global__ void over(float* out, const float* a, const float* b) {
+        out[threadIdx.x] = a[threadIdx.x + 64] + b[threadIdx.x];
+    }'''
+    f = kernel(src, "over")
+    with pytest.raises(MemoryFault, match=r"reaches 4 bytes past the end of argument 1 of over \(float32\[64\]\).*"
+                                          r"starts at byte 256 of its 256"):
+        f(np.zeros(64, np.float32), np.ones(64, np.float32), np.ones(64, np.float32), block=(64, 1, 1), grid=(1, 1))
+
+
 def test_unsupported_instruction_is_named_with_its_source_line():
     src = r'''extern "C" __global__ void odd(int* out) {
         int r;
