@@ -1,6 +1,6 @@
 """Shared-memory bank conflicts: wavefronts per request, conflict degree, who collides where.
 
-    python -m analysis.banks TARGET [--size N] [--gpu NAME] [--json] [--draw text|mermaid|svg|none] [--mermaid] [--svg]
+    python -m analysis.banks TARGET [--size N] [--gpu NAME] [--json] [--draw text|mermaid|svg|none] [--mermaid] [--svg DIR]
     (TARGET: a catalog name, or path/to/file.cu::kernel --grid X,Y --block X,Y --arg NAME=VALUE ...)
 
 32 banks of 4 bytes; bank = (byte offset / 4) mod 32. Lanes reading the same word are

@@ -635,5 +635,7 @@ CORPUS: list[CorpusKernel] = [
 BY_NAME, get = index(CORPUS)
 
 if __name__ == "__main__":
+    from cudasim.console import run
+
     from ..manifest import main
-    raise SystemExit(main(CORPUS))
+    run(main, CORPUS)
