@@ -29,7 +29,7 @@ def group_rows(instrs: list[dict], sums: tuple[str, ...]) -> list[dict]:
     """Instructions of one source line with the same op, width and diagnosis, as one row."""
     out: dict[tuple, dict] = {}
     for g in instrs:
-        key = (g["file"], g["line"], g["op"], g["size"], g["diagnosis"])
+        key = (g["file"], g["line"], g.get("site", ""), g["op"], g["size"], g["diagnosis"])
         row = out.get(key)
         if row is None:
             row = out[key] = dict(g, count=0)
@@ -43,9 +43,12 @@ def group_rows(instrs: list[dict], sums: tuple[str, ...]) -> list[dict]:
 
 
 def where(row: dict) -> str:
-    """'file.cu:44 x4': the row's line and how many instructions it groups."""
+    """'file.cu:44 x4': the row's line and how many instructions it groups; 'helper.cuh:5 < k.cu:20' for an
+    inlined helper's access, with the call it was inlined into."""
     n = f" x{row['count']}" if row["count"] > 1 else ""
-    return f"{short(row['file'])}:{row['line']}{n}"
+    site = row.get("site", "")
+    at = f" < {short(site.rsplit(':', 1)[0])}:{site.rsplit(':', 1)[1]}" if site else ""
+    return f"{short(row['file'])}:{row['line']}{at}{n}"
 
 
 def details(row: dict) -> list[str]:
@@ -54,6 +57,11 @@ def details(row: dict) -> list[str]:
     src = source_line(row["file"], row["line"])
     if src:
         out.append(f"{'':>16}     {src}")
+    if row.get("site"):  # an inlined helper's access: the call it was inlined into, too
+        file, line = row["site"].rsplit(":", 1)
+        call = source_line(file, int(line))
+        if call:
+            out.append(f"{'':>16}     inlined at {short(file)}:{line}: {call}")
     if row.get("fix"):
         out.append(f"{'':>16}     fix: {row['fix']}")
     return out

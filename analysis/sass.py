@@ -291,7 +291,7 @@ def _split(ev: MemEvent, u: int) -> list[MemEvent] | None:
         sel = np.flatnonzero(occ % u == r)
         order = sel[np.lexsort((occ[sel] // u, key[sel]))]
         out.append(MemEvent(ev.pc, ev.line, ev.file, ev.text, ev.space, ev.op, ev.size, ev.blocks[order],
-                            ev.warps[order], ev.masks[order], ev.addrs[order], ev.generic))
+                            ev.warps[order], ev.masks[order], ev.addrs[order], ev.generic, ev.site))
     return out
 
 
@@ -327,7 +327,7 @@ def _merge(chunk: list[MemEvent]) -> MemEvent:
         masks |= e.masks
     text = f"{first.text}  [x{len(chunk)} merged by ptxas into one {first.size * len(chunk)}-byte access]"
     return MemEvent(min(e.pc for e in chunk), first.line, first.file, text, first.space, first.op,
-                    first.size * len(chunk), first.blocks, first.warps, masks, first.addrs, first.generic)
+                    first.size * len(chunk), first.blocks, first.warps, masks, first.addrs, first.generic, first.site)
 
 
 def _drop_covered(evs: list[MemEvent]) -> tuple[list[MemEvent], int]:

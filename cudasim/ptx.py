@@ -86,7 +86,8 @@ class Instruction:
     label: str | None = None  # set for pseudo-instructions that only mark a label
     scope: int = 0  # the `{ }` scope it stands in (0: the function's own): a call's `param0` is its scope's
     unread: str = ""  # why its operands could not be read (decode refuses it; the rest of the module still parses)
-    inlined_at: tuple[int, int] | None = None  # (file index, line) of the call the code was inlined into
+    inlined_at: tuple | None = None  # (file, line) of the outermost call the code was inlined into (a file index
+    # while parsing, its name after)
 
     @property
     def type(self) -> str:
@@ -433,10 +434,11 @@ class _Parser:
             for ins in fn.body:
                 if isinstance(ins.file, int):
                     name = mod.files.get(ins.file, str(ins.file))
-                    if ins.inlined_at and _toolkit_header(name):
-                        ins.file, ins.line = mod.files.get(ins.inlined_at[0], name), ins.inlined_at[1]
+                    site = (mod.files.get(ins.inlined_at[0], name), ins.inlined_at[1]) if ins.inlined_at else None
+                    if site and _toolkit_header(name):
+                        (ins.file, ins.line), ins.inlined_at = site, None
                     else:
-                        ins.file = name
+                        ins.file, ins.inlined_at = name, site
 
 
 def _toolkit_header(path: str) -> bool:

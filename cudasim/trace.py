@@ -42,6 +42,7 @@ class MemEvent:
     masks: np.ndarray  # (n,) uint32, active lanes
     addrs: np.ndarray  # (n, 32) uint64
     generic: bool = False  # addressed through a generic pointer (SASS LD/ST, not LDS/STS or LDG/STG)
+    site: str = ""  # "file:line" of the call an inlined function's access was inlined into ("": not inlined)
 
     def __len__(self) -> int:
         return len(self.warps)
@@ -178,9 +179,11 @@ class Recorder:
                 blocks, warps, masks = (np.tile(x, len(rows)) for x in rows[0][:3])
             else:
                 blocks, warps, masks = (np.concatenate([r[i] for r in rows]) for i in range(3))
+            site = ins.inlined_at and (ins.inlined_at[0], ins.inlined_at[1]) != (ins.file, ins.line)
             events.append(MemEvent(pc, ins.line, str(ins.file), ins.text, space, op, size,
                                    blocks.astype(np.int64, copy=False), warps, masks, addrs,
-                                   space_of(ins) == "generic"))
+                                   space_of(ins) == "generic",
+                                   f"{ins.inlined_at[0]}:{ins.inlined_at[1]}" if site else ""))
         events.sort(key=lambda e: (e.pc, e.space))
         self.rows = {}
         return Trace(grid, block, events, traced_blocks)

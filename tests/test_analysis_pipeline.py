@@ -479,3 +479,22 @@ def test_a_kernel_that_loops_forever_stops_at_max_steps_on_every_command(tmp_pat
         assert "limit of 2,000,000 warp instructions" in line and "spin.cu:3" in line, (cmd, line)
     r = _cli("analysis.banks", f"{cu}::spin", "--grid", "1", "--block", "32", "--max-steps", "0")
     assert r.returncode == 2 and "--max-steps 0" in r.stderr
+
+
+def test_an_inlined_helpers_accesses_are_attributed_to_each_call_site(tmp_path):
+    """issue 16: loads inside an inlined helper were all attributed to the helper's line, hiding the call sites
+    (PTX's .loc carries inlined_at): each call is a row of its own, named helper line < call line."""
+    need_nvrtc()
+    cu = tmp_path / "inl.cu"
+    cu.write_text("__device__ __forceinline__ float load(const float *p, int i) {\n    return p[i];\n}\n"
+                  "__global__ void two_sites(float *out, const float *a, int n) {\n"
+                  "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                  "    float x = load(a, i);\n    float y = load(a, i * 8 % n);\n    out[i] = x + y;\n}\n")
+    args = [f"{cu}::two_sites", "--grid", "4", "--block", "256", "--arg", "n=1024", "--arg", "out=float32[1024]",
+            "--arg", "a=float32[1024]"]
+    r = _cli("analysis.coalescing", *args, "--json")
+    assert r.returncode == 0, r.stderr
+    loads = sorted((g["site"], g["sectors"]) for g in json.loads(r.stdout)["coalescing"]["instructions"] if g["op"] == "ld")
+    assert [(s.rsplit(":", 1)[1], n) for s, n in loads] == [("6", 128), ("7", 1024)]
+    text = _cli("analysis.coalescing", *args, "--draw", "none").stdout
+    assert "inl.cu:2 < inl.cu:7" in text and "inlined at inl.cu:7: float y = load(a, i * 8 % n);" in text

@@ -135,6 +135,7 @@ class SharedInstruction:
     example: Example | None = None
     diagnosis: str = ""
     fix: str = ""
+    site: str = ""  # "file:line" of the call an inlined helper's access was inlined into
 
     @property
     def conflicts(self) -> float:
@@ -163,7 +164,8 @@ def analyze_events(events: list[MemEvent], prov: Provenance | None = None,
         w = row_weights(ev, prov)
         si = out.get(ev.pc)
         if si is None:
-            si = out[ev.pc] = SharedInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size, generic=ev.generic)
+            si = out[ev.pc] = SharedInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size, generic=ev.generic,
+                                                site=ev.site)
         si.requests += float(w.sum())
         si.wavefronts += float((br.wavefronts * w).sum())
         si.ideal_wavefronts += float((br.ideal * w).sum())

@@ -96,6 +96,7 @@ class GlobalInstruction:
     example: Example | None = None
     diagnosis: str = ""
     fix: str = ""
+    site: str = ""  # "file:line" of the call an inlined helper's access was inlined into
 
     @property
     def sectors_per_request(self) -> float:
@@ -133,7 +134,7 @@ def analyze_events(events: list[MemEvent], prov: Provenance | None = None, trace
         w = row_weights(ev, prov)
         gi = out.get(ev.pc)
         if gi is None:
-            gi = out[ev.pc] = GlobalInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size)
+            gi = out[ev.pc] = GlobalInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size, site=ev.site)
         gi.requests += float(w.sum())
         gi.sectors += float((rs.sectors * w).sum())
         gi.lines += float((rs.lines * w).sum())
