@@ -286,16 +286,17 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if verdict(c)["not_predicted"] else 0
 
 
-def load_measured(path: Path) -> dict:
-    """The Nsight Compute file as collect_ncu writes it, or one line naming what is wrong with it."""
+def load_measured(path: Path, tool: str = "analysis.collect_ncu", what: str = "measurements",
+                  also: str = "") -> dict:
+    """A measurements file as `python -m tool` writes it, or one line naming what is wrong with it."""
     if not path.is_file():
-        fail(f"{path}: no measurements; run `python -m analysis.collect_ncu` on the GPU machine first")
+        fail(f"{path}: no {what}; run `python -m {tool}` on the GPU machine first{also}")
     try:
         measured = json.loads(path.read_text())
     except ValueError as e:
         fail(f"{path}: not JSON ({e})")
     if not isinstance(measured, dict) or not isinstance(measured.get("kernels"), dict):
-        fail(f"{path}: not a file of python -m analysis.collect_ncu (no \"kernels\" table)")
+        fail(f"{path}: not a file of python -m {tool.split()[0]} (no \"kernels\" table)")
     return measured
 
 

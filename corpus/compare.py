@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from analysis import pipeline, registry, simulation
-from analysis.compare import judge
+from analysis.compare import judge, load_measured
 from cudasim import progress
 from cudasim.console import Parser, fail
 from cudasim.gpus import UnknownGPU, get_gpu
@@ -197,15 +197,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--all-blocks", action="store_true", help="counters from every block (the time model samples as it does)")
     a = p.parse_args(argv)
     path = Path(a.measured) if a.measured else measured_path(a.set)
-    if not path.is_file():
-        fail(f"{path}: no measurements of the set {a.set}; run `python -m corpus.measure --set {a.set}` on the GPU "
-             "machine first, or give them with --measured")
-    try:
-        measured = json.loads(path.read_text())
-    except ValueError as e:
-        fail(f"{path}: not JSON ({e})")
-    if not isinstance(measured, dict) or not isinstance(measured.get("kernels"), dict):
-        fail(f"{path}: not a file of python -m corpus.measure (no \"kernels\" table)")
+    measured = load_measured(path, f"corpus.measure --set {a.set}", f"measurements of the set {a.set}",
+                             ", or give them with --measured")
     if measured.get("set", DEFAULT) != a.set:  # files from before --set existed hold the corpus
         fail(f"{path} measured the set {measured.get('set', DEFAULT)!r}, not {a.set!r}: pass --set to match")
     try:
