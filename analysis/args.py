@@ -274,6 +274,22 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
     return args, notes, contents
 
 
+def made_up(params: list[Param], specs: dict[str, str], variables: dict[str, Variable]) -> dict[str, str]:
+    """The pointer parameters and module variables whose contents the simulation makes up, as `make_args`
+    makes them (no --data): name -> what they hold instead."""
+    out = {}
+    for p in params:
+        spec = specs.get(p.name)
+        if not p.pointer or (spec is not None and spec.startswith(_DATA)):
+            continue
+        m = _BUF_RE.match(spec.replace(" ", "")) if spec is not None else None
+        out[p.name] = "random values" if m and np.dtype(m.group(1)).kind == "f" else "zeros"
+    names = {p.name for p in params}
+    out.update({v.name: "zeros" for v in variables.values()
+                if v.name not in names and not v.initialized and v.name not in specs})
+    return out
+
+
 def unsized_buffer(p: Param, count: int = UNSIZED_START) -> np.ndarray:
     """A buffer whose size the user did not give: `count` zeros of the parameter's element type (cudasim
     allocates it at a fresh 256-byte aligned base)."""
@@ -281,13 +297,13 @@ def unsized_buffer(p: Param, count: int = UNSIZED_START) -> np.ndarray:
 
 
 def unsized_note(name: str, arr: np.ndarray, grown: bool) -> str:
-    """What the output says of a buffer the user gave neither size nor data: its size, and why its contents
-    cannot be trusted."""
+    """What the output says of a buffer the user gave neither size nor data: its size, and how to give both
+    (which counts its zeros decide, analysis.dataflow says)."""
     size = f"{arr.size:,} {arr.dtype} ({_bytes(arr.nbytes)})"
     how = (f"grown to {size} to cover what the simulated blocks touched" if grown
            else f"{size}; the simulated blocks touched no further")
-    return (f"{name}: no size or data given: zeros, {how}; addresses or branches that depend on its contents "
-            f"see zeros (--arg {name}={arr.dtype}[COUNT] sizes it, --data {name}=FILE.npy fills it)")
+    return (f"{name}: no size or data given: zeros, {how} (--arg {name}={arr.dtype}[COUNT] sizes it, "
+            f"--data {name}=FILE.npy fills it)")
 
 
 def _bytes(n: int) -> str:

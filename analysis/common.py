@@ -256,12 +256,12 @@ def count_distinct(keys: np.ndarray, valid: np.ndarray) -> np.ndarray:
     return (new & (k != big)).sum(axis=1)
 
 
-def lane_strides(addrs: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def lane_strides(addrs: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per row: the common byte stride between active lanes (if any), its validity, break count.
 
-    Returns (stride (n,) int64, constant (n,) bool, breaks (n,) int64) where `breaks`
-    counts consecutive active pairs whose stride differs from the row's most common one
-    (used to spot rows made of unit-stride runs, as with blockDim.x = 16).
+    Returns (stride (n,) int64, constant (n,) bool, breaks (n,) int64, usual (n,) int64) where `breaks`
+    counts consecutive active pairs whose stride differs from `usual`, the row's first pair's stride
+    (used to spot rows made of runs, as with blockDim.x = 16).
     """
     n = len(addrs)
     a = addrs.astype(np.int64)
@@ -284,4 +284,4 @@ def lane_strides(addrs: np.ndarray, act: np.ndarray) -> tuple[np.ndarray, np.nda
     first = np.argmax(pair, axis=1)
     s0 = s[np.arange(n), first]
     breaks = (pair & (s != s0[:, None])).sum(axis=1)
-    return stride, constant, breaks
+    return stride, constant, breaks, np.where(any_pair, s0, 0)

@@ -30,8 +30,8 @@ from cudasim.includes import include_dirs_of
 from cudasim.ptx import Function
 from kernels import catalog
 
-from .args import (UNSIZED_LIMIT, TargetError, data_spec, kernel_names, make_args, module_variables, parse_dims,
-                   parse_kv, parse_signature)
+from .args import (UNSIZED_LIMIT, TargetError, data_spec, kernel_names, made_up, make_args, module_variables,
+                   parse_dims, parse_kv, parse_signature)
 from .pointers import address_params
 from .targetargs import compile_flags
 
@@ -131,6 +131,14 @@ class ResolvedLaunch:
             _ARGUMENTS.clear()  # one launch's arguments at a time: they can be large
             _ARGUMENTS[key] = made
         return _ARGUMENTS[key]
+
+    def made_up(self) -> dict[str, str]:
+        """The buffers and module variables whose contents the simulation makes up (a file target's, given no
+        --data): name -> what they hold ("zeros", "random values"). A catalog target's inputs are its own."""
+        if self.entry is not None:
+            return {}
+        return made_up(self.signature(), dict(self.arg_specs),
+                       module_variables(self.source, self.filename, self.include_dirs))
 
     def unsized(self) -> list[str]:
         """The buffers given neither size nor data (a file target's pointers without --arg or --data)."""

@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
@@ -39,7 +39,7 @@ from cudasim import progress
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 
-from . import registry, sass
+from . import dataflow, registry, sass
 from .args import TargetError
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
 from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name, resolve, resolve_catalog,  # noqa: F401
@@ -296,6 +296,8 @@ class Simulated:
     body: list  # the kernel's PTX instructions
     program: Any = None  # cudasim's decoded kernel (control-flow graph, straight-line runs)
     listing: Any = None  # the kernel's SASS (analysis.sass.Listing), where nvdisasm is at hand
+    depends: dict = field(default_factory=dict)  # pc -> dataflow.Dependence on made-up contents
+    made: dict = field(default_factory=dict)  # buffers with made-up contents -> what they hold
 
 
 def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass: bool = True) -> Simulated:
@@ -380,7 +382,13 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool) 
     if level == "PTX":
         notes.append("PTX-level counts: ptxas may merge neighbouring accesses into wider ones "
                      "(pip install nvidia-cuda-nvdisasm for SASS-level counts)")
-    return Simulated(result, weights, notes, level, body, function.program, listing)
+    made = launch.made_up()
+    depends = {}
+    if made:
+        params = {i: p.name for i, p in enumerate(launch.signature()) if p.name in made}
+        depends = dataflow.dependence(function.program.fn, params, set(made) - set(params.values()))
+        notes[:0] = dataflow.summary(depends, body, made)
+    return Simulated(result, weights, notes, level, body, function.program, listing, depends, made)
 
 
 # ---- model -------------------------------------------------------------------------------
@@ -405,6 +413,9 @@ def _trace_results(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool) -> 
                            "compiler": compile_launch(launch).result.compiler}
     for model in registry.trace_models():
         out[model.name] = model.analyze(trace, weights)
+        for row in out[model.name].get("instructions", []) if isinstance(out[model.name], dict) else []:
+            if row.get("pc") in sim.depends:
+                row["data"] = dataflow.mark(sim.depends[row["pc"]], sim.made)
     out["notes"] = notes
     out["findings"] = [str(f) for f in result.findings][:20]
     return out

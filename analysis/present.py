@@ -29,7 +29,7 @@ def group_rows(instrs: list[dict], sums: tuple[str, ...]) -> list[dict]:
     """Instructions of one source line with the same op, width and diagnosis, as one row."""
     out: dict[tuple, dict] = {}
     for g in instrs:
-        key = (g["file"], g["line"], g.get("site", ""), g["op"], g["size"], g["diagnosis"])
+        key = (g["file"], g["line"], g.get("site", ""), g["op"], g["size"], g["diagnosis"], g.get("data", ""))
         row = out.get(key)
         if row is None:
             row = out[key] = dict(g, count=0)
@@ -44,11 +44,13 @@ def group_rows(instrs: list[dict], sums: tuple[str, ...]) -> list[dict]:
 
 def where(row: dict) -> str:
     """'file.cu:44 x4': the row's line and how many instructions it groups; 'helper.cuh:5 < k.cu:20' for an
-    inlined helper's access, with the call it was inlined into."""
+    inlined helper's access, with the call it was inlined into; '? ' before it where the row's counts rest on
+    made-up buffer contents."""
     n = f" x{row['count']}" if row["count"] > 1 else ""
     site = row.get("site", "")
     at = f" < {short(site.rsplit(':', 1)[0])}:{site.rsplit(':', 1)[1]}" if site else ""
-    return f"{short(row['file'])}:{row['line']}{at}{n}"
+    mark = "? " if row.get("data") else ""  # counts that rest on made-up buffer contents (details say which)
+    return f"{mark}{short(row['file'])}:{row['line']}{at}{n}"
 
 
 def details(row: dict) -> list[str]:
@@ -62,6 +64,8 @@ def details(row: dict) -> list[str]:
         call = source_line(file, int(line))
         if call:
             out.append(f"{'':>16}     inlined at {short(file)}:{line}: {call}")
+    if row.get("data"):
+        out.append(f"{'':>16}     ? {row['data']}")
     if row.get("fix"):
         out.append(f"{'':>16}     fix: {row['fix']}")
     return out

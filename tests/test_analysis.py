@@ -88,11 +88,12 @@ def test_requests_sectors_totals_and_diagnoses():
 
 
 def test_stride_of_a_fraction_of_an_element_between_active_lanes():
-    """Lanes 0, 8, 16, 24 of an 8-wide block one 300-float row apart: 150 B per lane, 37.5 floats."""
+    """Lanes 0, 8, 16, 24 of an 8-wide block one 300-float row apart: 150 B per lane, 37.5 floats, named as
+    the few far-apart lanes they are."""
     mask = np.uint32(0x01010101)
     (g,) = coalescing.analyze_events([warp(BASE + LANES * 150, mask=mask, line=12)])
-    assert g.strides == {37.5: 1.0} and "37.5 elements (150 B between lanes)" in g.diagnosis
-    assert g.sectors == 4 and "threadIdx.x" in g.fix
+    assert g.strides == {37.5: 1.0} and g.diagnosis.startswith("4.0 of 32 lanes active per request")
+    assert g.sectors == 4 and "neighbouring lanes" in g.fix
 
 
 def test_drawings_name_every_sector():

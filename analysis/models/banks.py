@@ -175,7 +175,7 @@ def analyze_events(events: list[MemEvent], prov: Provenance | None = None,
                                          & (br.distinct_words > max(1, ev.size // WORD))].sum())
         for d in np.unique(br.degree):
             si.degrees[int(d)] = si.degrees.get(int(d), 0.0) + float(w[br.degree == d].sum())
-        stride, constant, _ = lane_strides(np.asarray(ev.addrs), active_lanes(ev.masks))
+        stride, constant, *_ = lane_strides(np.asarray(ev.addrs), active_lanes(ev.masks))
         for s in np.unique(stride[constant]):
             if s % WORD == 0:
                 si.strides[int(s // WORD)] = si.strides.get(int(s // WORD), 0.0) + float(w[constant & (stride == s)].sum())

@@ -58,15 +58,18 @@ def row_stats(addrs: np.ndarray, masks: np.ndarray, size: int) -> RowStats:
     elems = count_distinct(addrs // np.uint64(size), act)  # natural alignment: one element per lane
     ideal = -(-(elems * size) // SECTOR)
     lanes = act.sum(axis=1)
-    stride, constant, breaks = lane_strides(addrs, act)
+    stride, constant, breaks, usual = lane_strides(addrs, act)
     pattern = np.full(len(addrs), "scattered", dtype=object)
+    few_jumps = ~constant & (lanes > 2) & (breaks * 4 <= lanes)  # runs of one stride, a few jumps between them
+    stride = np.where(few_jumps & (usual != 0) & (np.abs(usual) != size), usual, stride)  # the runs' stride
     unit = constant & (np.abs(stride) == size)
     pattern[constant & (stride == 0)] = "broadcast"
     pattern[unit] = "unit"
-    strided = constant & (stride != 0) & ~unit
+    strided = (constant | few_jumps) & (stride != 0) & ~unit
     pattern[strided] = "stride"
-    runs = ~constant & (lanes > 2) & (breaks * 4 <= lanes)  # mostly unit stride, a few jumps
+    runs = few_jumps & (np.abs(usual) == size)  # unit stride in short runs (a warp over rows of blockDim.x < 32)
     pattern[runs] = "runs"
+    pattern[few_jumps & (usual == 0)] = "scattered"  # several broadcasts: no one stride describes them
     pattern[lanes == 1] = "single"
     # elements between consecutive lanes; a fraction where only some lanes are active (lanes 0, 8, 16
     # and 24 of a row 150 B long step 37.5 floats per lane)
@@ -158,35 +161,49 @@ def analyze_events(events: list[MemEvent], prov: Provenance | None = None, trace
 
 
 def diagnose(gi: GlobalInstruction) -> tuple[str, str]:
-    """Plain words for the dominant pattern of an instruction, and the fix where one applies."""
+    """Plain words for the dominant pattern of an instruction, and the fix where one applies. The words
+    rest on the instruction's own counts (lanes, sectors, ideal), so they cannot contradict them: no fix
+    where no sector is wasted, and what a sector serves is what it served."""
     if not gi.patterns:
         return "no active lanes", ""
     pat, share = max(gi.patterns.items(), key=lambda kv: kv[1])
     part = "" if share >= 0.999 * gi.requests else f" ({100 * share / gi.requests:.0f}% of requests)"
-    spr, ideal = gi.sectors_per_request, gi.ideal_per_request
+    spr, ideal, lanes = gi.sectors_per_request, gi.ideal_per_request, gi.lanes_per_request
     cost = f"{spr:.1f} sectors/request vs ideal {ideal:.1f}"
+    per_sector = f"{lanes / spr:.1f} active lanes per sector" if spr else ""
+    wasted = gi.efficiency < 0.999
+    sparse = f"{lanes:.1f} of 32 lanes active per request, " if lanes <= 16 and pat not in ("single", "broadcast") \
+        else ""
     if pat == "broadcast":
         return f"broadcast: every active lane reads the same address{part}; {cost}", ""
     if pat == "single":
-        return f"one active lane per request{part}; {cost}", "give neighbouring lanes neighbouring addresses"
+        return (f"one active lane per request{part}: a request for every lane's access; {cost}",
+                "let the warp's lanes share this work (neighbouring lanes, neighbouring addresses)")
     if pat == "unit":
         if gi.misaligned_requests > 0.5 * share:
             return (f"unit stride but misaligned{part}: the warp's bytes start inside a sector; {cost}",
                     "align the base (or the row pitch) to 32 B, ideally 128 B; pad rows to a multiple of 32 elements")
         return f"unit stride, coalesced{part}: {cost}", ""
+    if not wasted:
+        words = {"stride": "strided", "runs": "unit stride in short runs", "scattered": "lanes in no common order"}[pat]
+        return f"{sparse}{words}{part}, but every byte of every sector fetched is used; {cost}", ""
+    if sparse:  # a guard left a few lanes of each warp (halo or edge loads on a 2-D block): the lanes are far apart
+        return (f"{sparse}{per_sector}{part}: the active lanes are far apart; {cost}",
+                "let neighbouring lanes do this access (e.g. one warp loads a whole halo column, one lane per "
+                "row), or keep it if these requests are few")
     if pat == "stride":
         k = max(gi.strides.items(), key=lambda kv: kv[1])[0] if gi.strides else 0
         step = round(abs(k) * gi.size)
         if step >= SECTOR:
-            return (f"stride {k:g} elements ({step} B between lanes){part}: every lane hits its own sector; {cost}",
+            return (f"stride {k:g} elements ({step} B between lanes){part}: {per_sector}; {cost}",
                     FIX_THREADIDX + ", or stage the tile through shared memory and transpose there")
-        return (f"stride {k:g} elements ({step} B between lanes){part}: each sector serves {SECTOR // max(step, 1)} lanes; {cost}",
+        return (f"stride {k:g} elements ({step} B between lanes){part}: {per_sector}; {cost}",
                 "interleaved data (array of structs?): load whole elements with vector loads (float2/float4) "
                 "or store a structure of arrays; or " + FIX_THREADIDX)
     if pat == "runs":
         return (f"unit stride in short runs{part}: one warp spans several rows (blockDim.x < 32 or not a "
                 f"multiple of 32); {cost}", "make blockDim.x a multiple of 32 so a warp reads one contiguous row")
-    return (f"scattered{part}: no common stride between lanes (indirect or gathered index); {cost}",
+    return (f"scattered{part}: no common stride between lanes (indirect or gathered index); {per_sector}; {cost}",
             "sort or bucket the indices so neighbouring lanes read neighbouring addresses, or stage through shared memory")
 
 

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import atomics, memaccess, sassflow, sassops, smsim, traffic
+from .. import atomics, dataflow, memaccess, sassflow, sassops, smsim, traffic
 from ..common import WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
@@ -457,6 +457,7 @@ def render(d: dict, view: View) -> str:
     out = [f"Predicted kernel time on {view.gpu.name}: {d['time_us']:,.2f} us  (CUDA-event time at default clocks, "
            f"inputs not in L2; {d['body_us']:,.2f} us of work + {d['launch_us']:.2f} us launch overhead)",
            f"  provenance: {d['provenance']}",
+           *[f"  note: {n}" for n in d["notes"] if n.startswith(dataflow.NOTE)],
            f"  limiter: {d['limiter']}", ""]
     out.append(f"  {'resource':24s} {'time us':>12} {'share of limiter':>17} {'utilization':>12}")
     for row in d["resources"]:
@@ -477,7 +478,7 @@ def render(d: dict, view: View) -> str:
             f"blocks",
             f"  schedulers idle, by what they waited for (% of scheduler cycles): {waits}", ""]
     out += [f"  what would move it: {line}" for line in d["advice"]]
-    out += [f"  note: {n}" for n in d["notes"]]
+    out += [f"  note: {n}" for n in d["notes"] if not n.startswith(dataflow.NOTE)]
     return "\n".join(out)
 
 
