@@ -26,7 +26,7 @@ import shutil
 import subprocess
 import sysconfig
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -37,11 +37,11 @@ from cudasim.trace import MemEvent
 _SPACE = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "LDG": ("global", "ld"), "STG": ("global", "st"),
           "LD": ("generic", "ld"), "ST": ("generic", "st"), "LDL": ("local", "ld"), "STL": ("local", "st")}
 _INS_RE = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s*(?:@(!?U?P[T0-9]+)\s+)?([A-Z][A-Z0-9]*)((?:\.[A-Z0-9_]+)*)\s*(.*?)\s*;")
-_LOC_RE = re.compile(r'//## File "([^"]+)", line (\d+)')
+_LOC_RE = re.compile(r'//## File "([^"]+)", line (\d+)( inlined at)?')
 _FUN_RE = re.compile(r"^\.text\.([\w$.]+):")
 _LABEL_RE = re.compile(r"^(\.L_x_\d+):")
 _HI_RE = re.compile(r"^\s*/\*\s*(0x[0-9a-f]{16})\s*\*/\s*$")
-LISTING_VERSION = 3
+LISTING_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,7 @@ class SassInstruction:
     file: str  # basename
     line: int
     control: int = -1  # the scheduling control bits ptxas set (bits 105-125 of the encoding), -1 if not listed
+    site: tuple[str, int] = ("", 0)  # the kernel-level line the code was inlined at (basename, line); ("", 0): none
 
     # The control bits, as the Volta-and-later encoding lays them out (Jia et al., "Dissecting the NVIDIA
     # Volta GPU Architecture via Microbenchmarking", 2018; the same layout on sm_80 and sm_90):
@@ -127,32 +128,39 @@ def _width(mods: str) -> int:
 
 
 def parse_listing(text: str) -> dict[str, Listing]:
-    """nvdisasm -c -g output -> {function: Listing}."""
+    """nvdisasm -c -g (or -gi) output -> {function: Listing}. With -gi, a location is a chain of lines, the
+    innermost first ("line 13 inlined at ..., line 30", "line 30 inlined at ..., line 49", "line 49"):
+    an instruction keeps the innermost as its line, as -g gives it, and the outermost as its site."""
     out: dict[str, Listing] = {}
     cur: Listing | None = None
-    loc = ("", 0)
+    loc, site, chain = ("", 0), ("", 0), False
     for line in text.splitlines():
         st = line.strip()
         if m := _FUN_RE.match(st):
             cur = out.setdefault(m.group(1), Listing([], {}))
-            loc = ("", 0)
+            loc, site, chain = ("", 0), ("", 0), False
             continue
         if cur is None:
             continue
         if m := _LOC_RE.search(line):
-            loc = (os.path.basename(m.group(1)), int(m.group(2)))
+            here = (os.path.basename(m.group(1)), int(m.group(2)))
+            if not chain:  # the first line of a location: the innermost
+                loc, site = here, ("", 0)
+            elif here != loc:
+                site = here
+            chain = bool(m.group(3))  # "inlined at": the chain goes on to the caller
             continue
+        chain = False
         if m := _LABEL_RE.match(st):
             cur.labels[m.group(1)] = len(cur.instructions)
             continue
         if m := _INS_RE.match(line):
             cur.instructions.append(SassInstruction(int(m.group(1), 16), m.group(3), tuple(m.group(4).split(".")[1:]),
-                                                    m.group(2) or "", m.group(5), loc[0], loc[1]))
+                                                    m.group(2) or "", m.group(5), loc[0], loc[1], site=site))
             continue
         if (m := _HI_RE.match(line)) and cur.instructions and cur.instructions[-1].control < 0:
             last = cur.instructions[-1]
-            cur.instructions[-1] = SassInstruction(last.addr, last.op, last.mods, last.guard, last.operands, last.file,
-                                                   last.line, (int(m.group(1), 16) >> 41) & 0x1FFFFF)
+            cur.instructions[-1] = replace(last, control=(int(m.group(1), 16) >> 41) & 0x1FFFFF)
     return out
 
 
@@ -188,15 +196,15 @@ def kernel_listing(source: str, options: list[str], filename: str, kernel: str, 
     if path.exists():
         try:
             d = json.loads(path.read_text())
-            return Listing([SassInstruction(x[0], x[1], tuple(x[2]), x[3], x[4], x[5], x[6], x[7]) for x in d["ins"]],
-                           d["labels"])
+            return Listing([SassInstruction(x[0], x[1], tuple(x[2]), x[3], x[4], x[5], x[6], x[7], tuple(x[8]))
+                            for x in d["ins"]], d["labels"])
         except (ValueError, TypeError, KeyError, IndexError):
             pass
     tmp = path.with_suffix(f".{os.getpid()}.cubin")
     tmp.parent.mkdir(parents=True, exist_ok=True)
     tmp.write_bytes(cubin)
     try:
-        text = subprocess.run([exe, "-g", "-c", "-hex", str(tmp)], capture_output=True, text=True, timeout=120).stdout
+        text = subprocess.run([exe, "-gi", "-c", "-hex", str(tmp)], capture_output=True, text=True, timeout=120).stdout
     finally:
         tmp.unlink(missing_ok=True)
     funs = parse_listing(text)
@@ -208,8 +216,8 @@ def kernel_listing(source: str, options: list[str], filename: str, kernel: str, 
     if lst is None:
         return None
     try:
-        path.write_text(json.dumps({"ins": [[i.addr, i.op, list(i.mods), i.guard, i.operands, i.file, i.line, i.control]
-                                            for i in lst.instructions], "labels": lst.labels}))
+        path.write_text(json.dumps({"ins": [[i.addr, i.op, list(i.mods), i.guard, i.operands, i.file, i.line, i.control,
+                                             list(i.site)] for i in lst.instructions], "labels": lst.labels}))
     except OSError:
         pass
     return lst

@@ -138,10 +138,28 @@ def sass_graph(lst: Listing) -> SassGraph:
 
 # ---- anchors ----------------------------------------------------------------------------------------
 
-def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple[int, str], int]:
-    out: dict[tuple[int, str], int] = {}
+def _ptx_where(x) -> tuple[int, int]:
+    """(line, site) of a PTX instruction: its line, and the kernel-level line an inlined helper's code was
+    inlined at (0: none). One helper called from two places (a loop body's and a reduction's TwoSum) is
+    two places' work, not one line's."""
+    at = x.inlined_at
+    return x.line, (at[1] if at and (at[0], at[1]) != (x.file, x.line) else 0)
 
-    def add(line: int, kind: str, units: int) -> None:
+
+def _sass_where(x: SassInstruction) -> tuple[int, int]:
+    """(line, site) of a SASS instruction as the PTX places it: code from another file (a header's helper,
+    the toolkit's) at the kernel-level line it was inlined at; a helper of the kernel's own file at its line,
+    with that site."""
+    file, line = x.site
+    if not line:
+        return x.line, 0
+    return (line, 0) if file != x.file else (x.line, line if line != x.line else 0)
+
+
+def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple, int]:
+    out: dict[tuple, int] = {}
+
+    def add(line: tuple[int, int], kind: str, units: int) -> None:
         out[(line, kind)] = out.get((line, kind), 0) + units
 
     for pc in range(start, end):
@@ -149,38 +167,38 @@ def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple[i
         if x.label is not None or (x.guard is not None and x.base != "bra"):
             continue  # predicated, as ptxas's if-converted code: left out on both sides
         if x.base in ("fma", "add", "sub", "mul") and x.type in ("f32", "f64"):
-            add(x.line, "fp", 1)
+            add(_ptx_where(x), "fp", 1)
         elif x.type in ("f32", "f64") and (n := next((EXPANDED_FP[(x.base, m, x.type)] for m in x.mods
                                                       if (x.base, m, x.type) in EXPANDED_FP), 0)):
-            add(x.line, "fp", n)
+            add(_ptx_where(x), "fp", n)
         elif x.base in ("ld", "st") and not x.has("param", "const"):
             vec = next((int(m[1]) for m in x.mods if m in ("v2", "v4", "v8")), 1)
-            add(x.line, "local" if x.has("local") else "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
+            add(_ptx_where(x), "local" if x.has("local") else "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
         elif x.base in ("bar", "barrier"):
-            add(x.line, "bar", 1)
+            add(_ptx_where(x), "bar", 1)
         elif x.base == "bra" and x.guard is not None and labels.get(x.operands[0].name, pc + 1) <= pc:
-            add(x.line, "loop", 1)
+            add(_ptx_where(x), "loop", 1)
         elif x.type[:1] in ("s", "u") and (x.base in ("div", "rem") or (x.base == "mul" and "hi" in x.mods)):
-            add(x.line, "div", 1)  # ptxas's integer division (or NVVM's, by a constant) has one IMAD.HI
+            add(_ptx_where(x), "div", 1)  # ptxas's integer division (or NVVM's, by a constant) has one IMAD.HI
     return out
 
 
-def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict) -> dict[tuple[int, str], int]:
-    out: dict[tuple[int, str], int] = {}
+def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict) -> dict[tuple, int]:
+    out: dict[tuple, int] = {}
     for i in range(start, end):
         x = ins[i]
         if x.guard and not (x.op == "BRA" and i == end - 1):
             continue  # if-converted: issued as often as the block around it
         if x.op in _FP:
-            key, units = (x.line, "fp"), 1
+            key, units = (_sass_where(x), "fp"), 1
         elif x.memory:
-            key, units = (x.line, "local" if x.memory[0] == "local" else "mem"), x.width
+            key, units = (_sass_where(x), "local" if x.memory[0] == "local" else "mem"), x.width
         elif x.op == "BAR":
-            key, units = (x.line, "bar"), 1
+            key, units = (_sass_where(x), "bar"), 1
         elif x.op == "BRA" and x.guard and (t := _TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
-            key, units = (x.line, "loop"), 1
+            key, units = (_sass_where(x), "loop"), 1
         elif x.op == "IMAD" and "HI" in x.mods:
-            key, units = (x.line, "div"), 1
+            key, units = (_sass_where(x), "div"), 1
         else:
             continue
         out[key] = out.get(key, 0) + units
@@ -192,13 +210,13 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
 _KIND_ORDER = {"fp": 3, "mem": 2, "local": 2, "bar": 1, "loop": 0, "div": -1}
 
 
-def key_anchor(anchors: dict[tuple[int, str], int]) -> tuple[tuple[int, str] | None, int]:
+def key_anchor(anchors: dict[tuple, int]) -> tuple[tuple | None, int]:
     """The anchor a block is known by, and its units per execution: floating-point work before memory
     bytes before barriers before a loop's back branch, then the most units. Every copy ptxas or NVVM
     makes of a loop body keeps it, in proportion to the iterations the copy does."""
     if not anchors:
         return None, 0
-    k = max(anchors, key=lambda k: (_KIND_ORDER[k[1]], anchors[k], -k[0]))
+    k = max(anchors, key=lambda k: (_KIND_ORDER[k[1]], anchors[k], -k[0][0], -k[0][1]))
     return k, anchors[k]
 
 
@@ -207,9 +225,9 @@ class Match:
     """`units` of the work known by `key` (a source line and kind) per execution of a SASS block, and
     what it does of the work other blocks are known by (`also`: a prologue's store beside its loads)."""
 
-    key: tuple[int, str] | None
+    key: tuple | None  # ((line, site), kind)
     units: int
-    also: tuple[tuple[tuple[int, str], int], ...] = ()
+    also: tuple[tuple[tuple, int], ...] = ()
 
 
 def match_blocks(sg: SassGraph, body: list, cfg, labels: dict) -> tuple[list[Match], list[list[Match]]]:
