@@ -63,7 +63,7 @@ def leader_elected(listing: Listing, window: int = 8) -> frozenset[int]:
 
 def sass_key(ins: SassInstruction) -> tuple[int, str, str] | None:
     k = _KEY.get(ins.op)
-    return None if k is None else (ins.line, *k)
+    return None if k is None else (ins.placed[1], *k)
 
 
 def _event_key(ev: MemEvent) -> tuple[int, str, str]:

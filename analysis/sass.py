@@ -86,6 +86,12 @@ class SassInstruction:
         return _width(".".join(self.mods))
 
     @property
+    def placed(self) -> tuple[str, int]:
+        """(file, line) as cudasim places the PTX of the same code: code of another file (the toolkit's
+        headers, a header's helper) at the kernel-level line it was inlined at, the rest at its own line."""
+        return self.site if self.site[1] and self.site[0] != self.file else (self.file, self.line)
+
+    @property
     def memory(self) -> tuple[str, str] | None:
         """(space, ld|st) for a load or store, else None."""
         return _SPACE.get(self.op)
@@ -174,7 +180,7 @@ def memory_ops(lst: Listing) -> dict[tuple[str, int], list[tuple[str, str, int]]
     out: dict[tuple[str, int], list] = defaultdict(list)
     for ins in lst.instructions:
         if ins.memory:
-            out[(ins.file, ins.line)].append((*ins.memory, ins.width))
+            out[ins.placed].append((*ins.memory, ins.width))
     return dict(out)
 
 

@@ -150,10 +150,8 @@ def _sass_where(x: SassInstruction) -> tuple[int, int]:
     """(line, site) of a SASS instruction as the PTX places it: code from another file (a header's helper,
     the toolkit's) at the kernel-level line it was inlined at; a helper of the kernel's own file at its line,
     with that site."""
-    file, line = x.site
-    if not line:
-        return x.line, 0
-    return (line, 0) if file != x.file else (x.line, line if line != x.line else 0)
+    line = x.placed[1]
+    return line, (x.site[1] if line == x.line and x.site[1] not in (0, x.line) else 0)
 
 
 def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple, int]:
