@@ -1,9 +1,9 @@
 """The out-of-sample kernel sets (corpus.sets): the corpus (corpus/) and the held-out sets
 (corpus/holdout/, corpus/holdout2/, corpus/holdout3/, corpus/holdout4/, corpus/holdout5/,
-corpus/holdout6/, corpus/holdout7/) and the wild set (corpus/wild/). Every kernel compiles with NVRTC (nvcc
-for a file with host code), its manifest entry is complete and consistent with its source, it computes its
-reference in cudasim at a small size (or cudasim refuses it, as recorded), and the committed results give a
-unit and a protocol for every figure."""
+corpus/holdout6/, corpus/holdout7/, corpus/holdout8/) and the wild set (corpus/wild/). Every kernel
+compiles with NVRTC (nvcc for a file with host code), its manifest entry is complete and consistent with
+its source, it computes its reference in cudasim at a small size (or cudasim refuses it, as recorded), and
+the committed results give a unit and a protocol for every figure."""
 import json
 import math
 from pathlib import Path
@@ -62,6 +62,10 @@ SMALL = {
                  "fwt_batch1_shared": 4096, "sobol_qrng": 4096, "histogram64_bytes": 30720, "triangle_count_csr": 256,
                  "layernorm_backward_llmc": 32, "causal_softmax_f16": 64, "aes128_ttable": 512, "chacha20_xor": 256,
                  "median3x3_u8": 48, "canny_nms": 48, "gesummv_polybench": 64, "particles_collide_cells": 4096},
+    "holdout8": {"mt607_random": 4, "radix_histogram_onesweep": 20000, "matmul_forward_llmc": 128,
+                 "ssm_scan_llamacpp": 4, "roi_align_torchvision": 2, "segmented_scan_cub": 5000, "bsr_spmv_4x4": 4,
+                 "valid_if_cudf": 20000, "dct8x8_samples": 64, "transpose_add_naive": 40, "md5hash_shoc": 3000,
+                 "xsbench_lookup": 256},
     "wild": {"matrixmul_samples_program": 128, "layernorm_bf16_llmc_header": 32, "mmvq_q8_0_llamacpp": 16,
              "softmax_half2_rows": 8, "ewald_recip_f64": 64, "bn254_fr_inverse": 64, "kdtree_nn_recursive": 1024,
              "embedding_bag_pytorch": 64, "repressilator_rk4_noinline": 256, "dot2_compensated_f64": 20000,
@@ -78,6 +82,7 @@ def test_sets_are_large_enough_and_names_are_unique():
     assert len(load_set("holdout2").CORPUS) >= 16 and len(load_set("holdout3").CORPUS) >= 16
     assert len(load_set("holdout4").CORPUS) >= 16 and len(load_set("holdout5").CORPUS) >= 16
     assert len(load_set("holdout6").CORPUS) >= 16 and len(load_set("holdout7").CORPUS) >= 16
+    assert len(load_set("holdout8").CORPUS) >= 12
     assert len(load_set("wild").CORPUS) >= 10
     names = [n for _, n in CASES]
     assert len(set(names)) == len(names)  # unique within and across the sets
@@ -87,12 +92,13 @@ def test_sets_are_large_enough_and_names_are_unique():
         m = load_set(s)
         assert m.BY_NAME == {k.name: k for k in m.CORPUS} and m.SMS == manifest.SMS
         assert set(SMALL[s]) <= set(m.BY_NAME)
-    held_out = ("holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "wild")
+    held_out = ("holdout", "holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8",
+                "wild")
     for s in held_out:  # every held-out kernel is simulated
         assert set(SMALL[s]) == set(load_set(s).BY_NAME)
     simulated = [n for n in SMALL["holdout"] if ("holdout", n) not in REFUSED]
     assert len(simulated) >= 14
-    for s in ("holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7"):  # and none refused
+    for s in ("holdout2", "holdout3", "holdout4", "holdout5", "holdout6", "holdout7", "holdout8"):  # and none refused
         assert all((s, n) not in REFUSED for n in SMALL[s])
     assert len([n for n in SMALL["wild"] if ("wild", n) not in REFUSED]) >= 10
     with pytest.raises(KeyError):
@@ -719,6 +725,201 @@ def test_holdout7_references():
     parts = d["d_PartialHistograms"].reshape(-1, 64).astype(np.int64)
     assert np.array_equal(parts.sum(axis=0), np.bincount(before["d_Data"].view(np.uint8) >> 2, minlength=64))
     assert parts.sum() == 30720 and parts.sum(axis=1).max() <= 64 * 240
+
+
+def test_holdout8_references():
+    """Held-out references checked apart from their kernels: the Mersenne Twister by a scalar loop,
+    the matmul, the BSR product and the segmented scan against dense and plain loops, the Mamba scan
+    for one channel by a scalar recurrence, RoIAlign by torchvision's bilinear_interpolate ported
+    line by line, the DCT against its cosine sum and its inverse, XSBench's fast-forwarded LCG against
+    stepping it and its cross sections by a plain binary search; and as cudasim computes them: the
+    digit histograms added again by a second launch, cuDF's valid count, SHOC's found key and digest
+    against hashlib."""
+    need_nvrtc()
+    import hashlib
+
+    from corpus.holdout8.manifest import (MD5_BYTES, MD5_VALS, MT_MM, MT_NN, MT_RNG_COUNT, SS_TILE, XS_DIST, XS_M63,
+                                          XS_SEED, _bsr_pattern, _dct_matrix, _lcg_forward, _md5_key, _md5_target,
+                                          _xs_macro, _xs_samples)
+    h8 = load_set("holdout8")
+    M32 = 0xFFFFFFFF
+
+    # MT607: generator 77 by a scalar loop over Python ints
+    k = h8.get("mt607_random")
+    d = k.make_inputs(30, 3)
+    a, mb, mc, seed = (int(v) for v in d["ds_MT"].reshape(-1, 4)[77])
+    mt = [seed]
+    for s in range(1, MT_NN):
+        mt.append((1812433253 * (mt[-1] ^ (mt[-1] >> 30)) + s) & M32)
+    want, state = [], 0
+    for _ in range(30):
+        s1, sm = (state + 1) % MT_NN, (state + MT_MM) % MT_NN
+        x = (mt[state] & 0xFFFFFFFE) | (mt[s1] & 1)
+        x = mt[sm] ^ (x >> 1) ^ (a if x & 1 else 0)
+        mt[state], state = x, s1
+        x ^= x >> 12
+        x ^= (x << 7) & mb & M32
+        x ^= (x << 15) & mc & M32
+        x ^= x >> 18
+        want.append(float((np.float32(x) + np.float32(1.0)) / np.float32(4294967296.0)))
+    assert k.reference(d).reshape(30, MT_RNG_COUNT)[:, 77].tolist() == want
+
+    # digit histograms: every pass counts every key; a second launch adds the same counts again
+    k = h8.get("radix_histogram_onesweep")
+    d, before = _run_in_cudasim(k, 20000)
+    bins = d["d_bins_out"].reshape(4, 256).astype(np.int64)
+    assert (bins.sum(axis=1) == 20000).all()
+    key = int(before["d_keys_in"][123])
+    assert all(k.reference(before).reshape(4, 256)[p, (key >> (8 * p)) & 0xFF] >= 1 for p in range(4))
+    from cudasim import InOut, SourceModule
+    f = SourceModule(k.path.read_text(), no_extern_c=True, name_expressions=[k.entry],
+                     filename=str(k.path)).get_function(k.entry)
+    grid, block, shared = k.launch(20000, 4)
+    f(*[InOut(v) if isinstance(v, np.ndarray) else v for v in k.args(d)], block=block, grid=grid, shared=shared)
+    assert np.array_equal(d["d_bins_out"].astype(np.int64), 2 * k.reference(before).astype(np.int64))
+
+    # llm.c matmul: entries by fsum
+    k = h8.get("matmul_forward_llmc")
+    d = k.make_inputs(128, 4)
+    C, OC = int(d["C"]), int(d["OC"])
+    out = k.reference(d).reshape(-1, OC)
+    for r, c in ((0, 0), (127, 255), (64, 129)):
+        assert out[r, c] == pytest.approx(math.fsum(float(d["inp"][r * C + t]) * float(d["weight"][c * C + t])
+                                                    for t in range(C)) + float(d["bias"][c]), rel=1e-12, abs=1e-12)
+
+    # Mamba scan: sequence 1, channel 200 by the scalar recurrence; the softplus cut is taken somewhere
+    k = h8.get("ssm_scan_llamacpp")
+    L = 40
+    d = k.make_inputs(L, 5)
+    S, D, N = 2, 256, 16
+    got = k.reference(d)
+    y, hs = got[:S * L * D].reshape(S, L, D), got[S * L * D:].reshape(S, D, N)
+    b, ch = 1, 200
+    h = [float(v) for v in d["src0"].reshape(S, D, N)[b, ch]]
+    for t in range(L):
+        dt = float(d["src2"].reshape(S, L, D)[b, t, ch])
+        dt = math.log1p(math.exp(dt)) if dt <= 20.0 else dt
+        xdt = float(d["src1"].reshape(S, L, D)[b, t, ch]) * dt
+        Bt, Ct = d["src4"].reshape(S, L, N)[b, t], d["src5"].reshape(S, L, N)[b, t]
+        h = [h[j] * math.exp(dt * float(d["src3"].reshape(D, N)[ch, j])) + float(Bt[j]) * xdt for j in range(N)]
+        assert y[b, t, ch] == pytest.approx(math.fsum(h[j] * float(Ct[j]) for j in range(N)), rel=1e-10, abs=1e-12)
+    assert np.allclose(hs[b, ch], h, rtol=1e-10, atol=1e-12)
+    assert (k.make_inputs(2048, 0)["src2"] > 20).any()
+
+    # RoIAlign: torchvision's bilinear_interpolate and bin loop, line by line, for a few outputs
+    k = h8.get("roi_align_torchvision")
+    d = k.make_inputs(2, 6)
+    C, H, W, P = int(d["channels"]), int(d["height"]), int(d["width"]), int(d["pooled_height"])
+    feat = d["input"].astype(np.float64)
+    want = k.reference(d)
+
+    def bilinear(plane, y, x):
+        if y < -1.0 or y > H or x < -1.0 or x > W:
+            return 0.0
+        y, x = max(y, 0.0), max(x, 0.0)
+        yl, xl = int(y), int(x)
+        if yl >= H - 1:
+            yh = yl = H - 1
+            y = float(yl)
+        else:
+            yh = yl + 1
+        if xl >= W - 1:
+            xh = xl = W - 1
+            x = float(xl)
+        else:
+            xh = xl + 1
+        ly, lx = y - yl, x - xl
+        hy, hx = 1.0 - ly, 1.0 - lx
+        return hy * hx * plane[yl * W + xl] + hy * lx * plane[yl * W + xh] + ly * hx * plane[yh * W + xl] + \
+            ly * lx * plane[yh * W + xh]
+    for index in (0, 100, 2 * C * P * P - 1):
+        pw, ph, c, n = index % P, index // P % P, index // P // P % C, index // P // P // C
+        roi = d["rois"][5 * n:5 * n + 5].astype(np.float64)
+        sw, sh, ew, eh = (roi[j] * 0.25 - 0.5 for j in (1, 2, 3, 4))
+        bh, bw = (eh - sh) / P, (ew - sw) / P
+        plane = feat[(int(roi[0]) * C + c) * H * W:(int(roi[0]) * C + c + 1) * H * W]
+        total = sum(bilinear(plane, sh + ph * bh + (iy + 0.5) * bh / 2, sw + pw * bw + (ix + 0.5) * bw / 2)
+                    for iy in range(2) for ix in range(2))
+        assert want[index] == pytest.approx(total / 4, rel=1e-12, abs=1e-12)
+
+    # segmented scan: a tile by a plain loop (segments restart at flags and at the tile)
+    k = h8.get("segmented_scan_cub")
+    d = k.make_inputs(5000, 7)
+    got = k.reference(d)
+    run = 0.0
+    for i in range(SS_TILE, 2 * SS_TILE):
+        run = float(d["d_in"][i]) + (0.0 if d["d_flags"][i] or i == SS_TILE else run)
+        assert got[i] == pytest.approx(run, rel=1e-12)
+
+    # BSR: against the dense matrix the blocks make
+    k = h8.get("bsr_spmv_4x4")
+    d = k.make_inputs(3, 8)
+    rowptr, colind = _bsr_pattern(3)
+    assert np.array_equal(rowptr, d["bsrRowPtr"]) and rowptr[-1] == (3 * 3 - 2) ** 3 == 343
+    dense = np.zeros((108, 108))
+    V = d["bsrVal"].astype(np.float64).reshape(-1, 4, 4)
+    for br in range(27):
+        for kk in range(rowptr[br], rowptr[br + 1]):
+            dense[4 * br:4 * br + 4, 4 * colind[kk]:4 * colind[kk] + 4] = V[kk]
+    assert np.allclose(k.reference(d), dense @ d["x"] + 0.5 * d["y"], rtol=1e-12, atol=1e-12)
+
+    # cuDF valid_if in cudasim: the valid count, the mask's bits
+    k = h8.get("valid_if_cudf")
+    d, before = _run_in_cudasim(k, 20000)
+    assert d["valid_count"][0] == int((~np.isnan(before["begin"])).sum()) > 0
+    bits = np.unpackbits(d["output"].view(np.uint8), bitorder="little")
+    assert np.array_equal(bits[:20000].astype(bool), ~np.isnan(before["begin"])) and not bits[20000:].any()
+
+    # DCT: the cosine sum for one block, and the orthonormal inverse gives the block back
+    k = h8.get("dct8x8_samples")
+    d = k.make_inputs(32, 9)
+    got = k.reference(d).reshape(32, 32)
+    blk = d["src"].astype(np.float64).reshape(32, 32)[8:16, 16:24]
+    cu = [math.sqrt(1 / 8)] + [math.sqrt(2 / 8)] * 7
+    for u, v in ((0, 0), (3, 5), (7, 1)):
+        s = sum(blk[y, x] * math.cos((2 * y + 1) * u * math.pi / 16) * math.cos((2 * x + 1) * v * math.pi / 16)
+                for y in range(8) for x in range(8))
+        assert got[8 + u, 16 + v] == pytest.approx(cu[u] * cu[v] * s, rel=1e-12, abs=1e-9)
+    m = _dct_matrix()
+    assert np.allclose(m.T @ got[8:16, 16:24] @ m, blk, atol=1e-9)
+
+    # SHOC MD5 in cudasim: the found key and digest are hashlib's; RFC 1321's vector
+    assert hashlib.md5(b"abc").hexdigest() == "900150983cd24fb0d6963f7d28e17f72"
+    k = h8.get("md5hash_shoc")
+    d, _ = _run_in_cudasim(k, 3000)
+    t = _md5_target(3000)
+    assert d["foundIndex"][0] == t and bytes(d["foundKey"][:MD5_BYTES]) == _md5_key(t) and d["foundKey"][7] == 0
+    assert d["foundDigest"].astype("<u4").tobytes() == hashlib.md5(_md5_key(t)).digest()
+    assert _md5_key(MD5_VALS + 3)[:2] == bytes([3, 1])
+
+    # XSBench: the fast-forwarded seeds are the stepped ones; materials follow pick_mat's distribution;
+    # macroscopic cross sections by a plain binary search and sum
+    a, seed, stepped = 2806196910506780709, XS_SEED, []
+    for _ in range(40):
+        stepped.append(seed)
+        seed = (a * seed + 1) & XS_M63
+    assert _lcg_forward(XS_SEED, np.arange(40)).tolist() == stepped
+    _, mats = _xs_samples(200000)
+    freq = np.bincount(mats, minlength=12) / 200000
+    assert abs(freq[0] - (1 - sum(XS_DIST[1:]))) < 0.005 and abs(freq[2] - XS_DIST[2]) < 0.005
+    k = h8.get("xsbench_lookup")
+    d = k.make_inputs(64, 10)
+    G, mx = int(d["n_gridpoints"]), int(d["max_num_nucs"])
+    grid = d["nuclide_grid"].reshape(-1, G, 6)
+    energy, mat = _xs_samples(64)
+    macro = _xs_macro(d)
+    for i in (0, 31, 63):
+        acc = [0.0] * 5
+        for j in range(int(d["num_nucs"][mat[i]])):
+            g = grid[d["mats"][mat[i] * mx + j]]
+            lo, hi = 0, G - 1
+            while hi - lo > 1:
+                mid = lo + (hi - lo) // 2
+                lo, hi = (lo, mid) if g[mid, 0] > energy[i] else (mid, hi)
+            f = (g[lo + 1, 0] - energy[i]) / (g[lo + 1, 0] - g[lo, 0])
+            for c in range(5):
+                acc[c] += (g[lo + 1, c + 1] - f * (g[lo + 1, c + 1] - g[lo, c + 1])) * d["concs"][mat[i] * mx + j]
+        assert np.allclose(macro[i], acc, rtol=1e-12) and k.reference(d)[i] == int(np.argmax(acc)) + 1
 
 
 def _wild_run(kk, d: dict, n: int, **kw):
