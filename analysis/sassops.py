@@ -28,14 +28,19 @@ _WIDE_FP = {"DFMA", "DADD", "DMUL", "DMNMX"}
 _KNOWN = frozenset(op for rule in _TABLE["rules"] for op in rule["op"])
 
 
-def pipe_of(ins: SassInstruction) -> str:
-    """The pipe of the first rule that names the opcode; an unknown opcode is an ALU instruction
-    (`unknown` reports them)."""
+def rule_of(ins: SassInstruction) -> dict:
+    """The first rule that names the opcode (and a modifier it carries, where the rule names some); an
+    unknown opcode is an ALU instruction (`unknown` reports them)."""
     for rule in _TABLE["rules"]:
         if ins.op in rule["op"]:
             if "mods" not in rule or set(rule["mods"]) & set(ins.mods):
-                return rule["pipe"]
-    return "alu"
+                return rule
+    return {"pipe": "alu"}
+
+
+def pipe_of(ins: SassInstruction) -> str:
+    """The pipe that issues the instruction."""
+    return rule_of(ins)["pipe"]
 
 
 def unknown(instructions: list[SassInstruction]) -> dict[str, int]:
@@ -127,11 +132,13 @@ def decode(instructions: list[SassInstruction], rates: dict[str, float]) -> list
     """Every instruction of a listing as an Op, with the pipe intervals and latencies of `rates`."""
     out = []
     for ins in instructions:
-        pipe = pipe_of(ins)
+        rule = rule_of(ins)
+        pipe = rule["pipe"]
         spec = _TABLE["pipes"][pipe]
         d, s = registers(ins)
         ctl = ins.control >= 0
-        out.append(Op(PIPES.index(pipe), rates[spec["interval"]], rates[spec["latency"]], s, d, kind_of(ins, pipe),
+        out.append(Op(PIPES.index(pipe), rates[rule.get("interval", spec["interval"])], rates[spec["latency"]], s, d,
+                      kind_of(ins, pipe),
                       ins.stall if ctl else -1, ins.write_barrier if ctl else 7, ins.read_barrier if ctl else 7,
                       ins.wait_mask if ctl else 0))
     return out

@@ -229,6 +229,53 @@ extern "C" __global__ void __launch_bounds__(256, 8) int_imad(int iters, unsigne
   STAMP_END(st)
 }
 
+// 64-bit-result integer multiply-adds, as address arithmetic and multiword (carry-chain) code issue them:
+// mad.wide.u32 -> IMAD.WIDE.U32 (a 64-bit sum, a register pair; each step also folds the pair's halves by a
+// LOP3 so that both halves are live) and mad.hi.u32 -> IMAD.HI.U32. Eight chains per thread, each through
+// its own accumulator, as int_imad.
+extern "C" __global__ void __launch_bounds__(256, 8) int_imad_wide(int iters, unsigned b, unsigned c, float* sink,
+                                                                  long long* st) {
+  STAMP_BEGIN
+  unsigned long long x[8];
+  const unsigned long long w = ((unsigned long long)c << 32) | b;  // a loop-invariant 64-bit addend
+#pragma unroll
+  for (int k = 0; k < 8; k++) x[k] = threadIdx.x + k + c;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+#pragma unroll
+      for (int k = 0; k < 8; k++)  // x = (lo ^ hi)(x) * b + w: LOP3 + IMAD.WIDE.U32 Rx, Rt, Rb, Rw
+        asm volatile("{.reg .b32 lo, hi; mov.b64 {lo, hi}, %0; xor.b32 lo, lo, hi; mad.wide.u32 %0, lo, %1, %2;}"
+                     : "+l"(x[k]) : "r"(b), "l"(w));
+    }
+  }
+  unsigned long long acc = 0;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc ^= x[k];
+  if (acc == 0xdeadbeefull) sink[0] = (float)acc;
+  STAMP_END(st)
+}
+
+extern "C" __global__ void __launch_bounds__(256, 8) int_imad_hi(int iters, unsigned b, unsigned c, float* sink,
+                                                                long long* st) {
+  STAMP_BEGIN
+  unsigned x[8];
+#pragma unroll
+  for (int k = 0; k < 8; k++) x[k] = threadIdx.x + k;
+  for (int i = 0; i < iters; i++) {
+#pragma unroll
+    for (int u = 0; u < 16; u++) {
+#pragma unroll
+      for (int k = 0; k < 8; k++) asm volatile("mad.hi.u32 %0, %0, %1, %2;" : "+r"(x[k]) : "r"(b), "r"(c));
+    }
+  }
+  unsigned acc = 0;
+#pragma unroll
+  for (int k = 0; k < 8; k++) acc ^= x[k];
+  if (acc == 0xdeadbeefu) sink[0] = (float)acc;
+  STAMP_END(st)
+}
+
 extern "C" __global__ void __launch_bounds__(256, 8) int_lop3(int iters, unsigned b, unsigned c, float* sink,
                                                              long long* st) {
   STAMP_BEGIN

@@ -67,7 +67,7 @@ SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
 GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
           "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates",
-          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns", "residency", "l1_capacity"]
+          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns", "residency", "l1_capacity", "imad_forms"]
 FFMA_ARGS = (np.float32(0.9999), np.float32(1e-4))  # b < 1, c > 0: fp32_ffma's x stays positive
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
@@ -343,6 +343,24 @@ def m_compute(b: Bench) -> None:
         b.fig(f"{name}_per_clk_sm", per_clk_sm(b, r["ops"], r), f"{instr}/clk/SM",
               f"{kernel} as {name}: thread-level {instr} / (event time x measured clock x SMs); "
               f"the programming guide's table says {spec}", clock_mhz=r["clock_mhz"])
+
+
+def m_imad_forms(b: Bench) -> None:
+    """IMAD's 64-bit-result forms against plain IMAD, in one run: whether IMAD.WIDE / IMAD.HI take the
+    FMA-heavy datapath longer than IMAD (address arithmetic and carry chains are made of them)."""
+    blocks, threads = b.sms * 8, 256
+    args = (np.uint32(1664525), np.uint32(1013904223))
+    plain = None
+    for kernel, name, instr in (("int_imad", "imad", "IMAD"), ("int_imad_wide", "imad_wide", "IMAD.WIDE.U32"),
+                                ("int_imad_hi", "imad_hi", "IMAD.HI.U32")):
+        r = b.throughput(kernel, args, 128, blocks, threads, 64)
+        rate = per_clk_sm(b, r["ops"], r)
+        plain = plain or rate
+        b.fig(f"{name}_forms_per_clk_sm", rate, f"{instr}/clk/SM",
+              f"{kernel}: {blocks} blocks x 256 threads, 8 independent chains per thread, 128 {instr} per loop "
+              f"iteration (SASS); thread-level {instr} / (event time x measured clock x SMs); "
+              f"{rate / plain:.2f} x IMAD's in the same run", ms=r["ms"], iters=r["iters"], clock_mhz=r["clock_mhz"],
+              registers=r["registers"])
 
 
 def m_tensor(b: Bench) -> None:
@@ -1361,7 +1379,8 @@ MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compu
             "deplat": m_deplat, "inflight": m_inflight, "smem_atomics": m_smem_atomics, "barrier": m_barrier,
             "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates,
             "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d, "deplat_cvt": m_deplat_cvt,
-            "l1_patterns": m_l1_patterns, "residency": m_residency, "l1_capacity": m_l1_capacity}
+            "l1_patterns": m_l1_patterns, "residency": m_residency, "l1_capacity": m_l1_capacity,
+            "imad_forms": m_imad_forms}
 
 
 # ------------------------------------------------------------------------------------------------
