@@ -141,7 +141,9 @@ def sass_graph(lst: Listing) -> SassGraph:
 def _ptx_where(x) -> tuple[int, int]:
     """(line, site) of a PTX instruction: its line, and the kernel-level line an inlined helper's code was
     inlined at (0: none). One helper called from two places (a loop body's and a reduction's TwoSum) is
-    two places' work, not one line's."""
+    two places' work, not one line's. Floating-point anchors carry the site; memory anchors do not (ptxas
+    merges and reorders a helper's byte accesses across call sites: histogram64's 16 addByte calls walked
+    as 984 instructions a warp where 1,691 ran)."""
     at = x.inlined_at
     return x.line, (at[1] if at and (at[0], at[1]) != (x.file, x.line) else 0)
 
@@ -171,7 +173,7 @@ def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple, 
             add(_ptx_where(x), "fp", n)
         elif x.base in ("ld", "st") and not x.has("param", "const"):
             vec = next((int(m[1]) for m in x.mods if m in ("v2", "v4", "v8")), 1)
-            add(_ptx_where(x), "local" if x.has("local") else "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
+            add((x.line, 0), "local" if x.has("local") else "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
         elif x.base in ("bar", "barrier"):
             add(_ptx_where(x), "bar", 1)
         elif x.base == "bra" and x.guard is not None and labels.get(x.operands[0].name, pc + 1) <= pc:
@@ -190,7 +192,7 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
         if x.op in _FP:
             key, units = (_sass_where(x), "fp"), 1
         elif x.memory:
-            key, units = (_sass_where(x), "local" if x.memory[0] == "local" else "mem"), x.width
+            key, units = ((x.placed[1], 0), "local" if x.memory[0] == "local" else "mem"), x.width
         elif x.op == "BAR":
             key, units = (_sass_where(x), "bar"), 1
         elif x.op == "BRA" and x.guard and (t := _TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
