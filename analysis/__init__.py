@@ -11,3 +11,4 @@ occupancy (resident blocks, waves); `python -m analysis.compare` sets the predic
 beside ncu measurements. Numbers are named by the Nsight Compute metrics they predict so
 that predicted and measured tables line up.
 """
+import cudasim  # noqa: F401 - first: a Ctrl-C while a `python -m` command loads is one line (cudasim/__init__)

@@ -7,6 +7,7 @@ left out for an unsized buffer. Anything unusable is a TargetError: one line, ex
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +26,11 @@ def parse_dims(text: str | None, default: tuple[int, int, int] | None = None) ->
     """'32,8' -> (32, 8, 1)."""
     if text is None:
         return default
+    fields = re.split(r"\s*[,x]\s*|\s+", text.strip())
+    if len(fields) > 1 and "" in fields:  # '1,,2' is not 1x2
+        raise TargetError(f"bad dimensions {text!r}: an empty field; expected X[,Y[,Z]], e.g. 32,8")
     try:
-        parts = [int(p) for p in re.split(r"[,x ]+", text.strip()) if p]
+        parts = [int(p) for p in fields if p]
     except ValueError:
         raise TargetError(f"bad dimensions {text!r}: expected X[,Y[,Z]]") from None
     if not 1 <= len(parts) <= 3 or any(p <= 0 for p in parts):
@@ -96,7 +100,25 @@ def parse_signature(source: str, kernel: str, filename: str | None = None,
     if found is not None:
         return _params(found, base)
     where = f" or the {len(texts) - 1} headers it includes" if len(texts) > 1 else ""
+    if (d := demangle(kernel)) is not None:  # a mangled name, as an earlier line listed them
+        named = f"{filename}::{cxx_name(kernel)}" if filename else cxx_name(kernel)
+        raise TargetError(_mangled(kernel, d[0], d[1] is None and _definitions(d[0], texts) > 1, named))
     raise TargetError(f"no __global__ function named {base!r} in the source{where}")
+
+
+def _definitions(base: str, texts: list[str]) -> int:
+    """How many `__global__` functions named `base` the texts define (more than one: overloads)."""
+    pattern = r"__global__[^;{(]*?\b" + re.escape(base) + r"\s*\([^{};]*\)\s*\{"
+    return sum(len(re.findall(pattern, _strip_attributes(_strip_comments(t)))) for t in texts)
+
+
+def _mangled(kernel: str, base: str, overloaded: bool, named: str) -> str:
+    """The line for a mangled kernel name: the command line names a kernel as C++ does, and cannot tell overloads
+    apart."""
+    if overloaded:
+        return (f"{kernel}: a mangled name of {cxx_name(kernel, True)}, one of the overloads of {base}; the command "
+                f"line cannot tell overloads apart: give the one to analyze a name of its own, or make it extern \"C\"")
+    return f"{kernel}: a mangled name; give the kernel as C++ names it, {named}"
 
 
 _KERNEL_RE = re.compile(r"(template\s*<[^;{}]*?>\s*)?(?:extern\s*\"C\"\s*)?__global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
@@ -113,6 +135,95 @@ def kernel_names(source: str, filename: str | None = None, include_dirs: list[st
             if name not in out:
                 out.append(name)
     return out
+
+
+_BUILTINS = {"v": "void", "b": "bool", "c": "char", "a": "signed char", "h": "unsigned char", "s": "short",
+             "t": "unsigned short", "i": "int", "j": "unsigned int", "l": "long", "m": "unsigned long",
+             "x": "long long", "y": "unsigned long long", "f": "float", "d": "double", "e": "long double",
+             "Dh": "__half"}
+
+
+def demangle(name: str) -> tuple[str, str | None, list[str] | None] | None:
+    """(base name, template arguments as C++ writes them or None, parameter types or None) of a mangled kernel
+    name of the simple kinds a .cu file makes (`_Z5scaleILi4EEvPf` -> ('scale', '4', ['float*'])); None for a
+    name that is not mangled, or one whose mangling is past this reader (substitutions, namespaces)."""
+    m = re.match(r"_Z(\d+)", name)
+    if not m or len(name) < m.end() + int(m.group(1)):
+        return None
+    base, i = name[m.end():m.end() + int(m.group(1))], m.end() + int(m.group(1))
+
+    def typ(i: int) -> tuple[str, int] | None:
+        quals = []
+        while i < len(name) and name[i] in "PKRV":
+            quals.append(name[i])
+            i += 1
+        code = name[i:i + 2] if name[i:i + 2] in _BUILTINS else name[i:i + 1]
+        if code not in _BUILTINS:
+            return None
+        out, i = _BUILTINS[code], i + len(code)
+        for q in reversed(quals):
+            out += {"P": "*", "R": "&", "K": " const", "V": " volatile"}[q]
+        return out, i
+
+    targs = None
+    if name[i:i + 1] == "I":
+        i, args = i + 1, []
+        while i < len(name) and name[i] != "E":
+            if name[i] == "L":
+                lit = re.match(r"L([a-z])(n?)(\d+)E", name[i:])
+                if not lit:
+                    return None
+                value = ("-" if lit.group(2) else "") + lit.group(3)
+                args.append({"1": "true", "0": "false"}[value] if lit.group(1) == "b" else value)
+                i += lit.end()
+            else:
+                t = typ(i)
+                if t is None:
+                    return None
+                args.append(t[0])
+                i = t[1]
+        targs, i = ", ".join(args), i + 1
+        t = typ(i)  # a template function's mangling names its return type first
+        if t is None:
+            return None
+        i = t[1]
+    params = []
+    while i < len(name):
+        t = typ(i)
+        if t is None:
+            return base, targs, None
+        params.append(t[0])
+        i = t[1]
+    return base, targs, [p for p in params if p != "void"]
+
+
+def cxx_name(entry: str, with_params: bool = False) -> str:
+    """An entry's name as the command line takes it: `scale<4>` for `_Z5scaleILi4EEvPf`, `dupk` (or
+    `dupk(int*)`, with_params) for `_Z4dupkPi`; an extern "C" name, or one past `demangle`, as it is."""
+    d = demangle(entry)
+    if d is None:
+        return entry
+    base, targs, params = d
+    name = base if targs is None else f"{base}<{targs}>"
+    return f"{name}({', '.join(params)})" if with_params and params is not None else name
+
+
+def no_such_kernel(filename: str, kernel: str, entries: list[str]) -> str:
+    """The line for a kernel name the compile of `filename` has no entry for (`entries`, mangled or not): a
+    template named without its arguments is shown its instantiations; an overloaded name is told the command line
+    cannot pick one; otherwise the kernels there are, as the command line names them."""
+    if not entries:
+        return f"{filename}: no kernel {kernel!r}; it declares no __global__ function"
+    base = kernel.split("(")[0].strip()
+    same = sorted((e for e in entries if (demangle(e) or ("",))[0] == base), key=lambda e: cxx_name(e, True))
+    if same and all((demangle(e) or ("", None))[1] is not None for e in same):
+        names = [cxx_name(e) for e in same]
+        return (f"{filename}: {base} is a template: give its arguments, as {filename}::{names[0]} (instantiated: "
+                f"{', '.join(names)})")
+    if len(same) > 1:
+        return (f"{filename}: {base} is overloaded ({', '.join(cxx_name(e, True) for e in same)}), and the command "
+                f"line cannot tell overloads apart: give the one to analyze a name of its own, or make it extern \"C\"")
+    return f"{filename}: no kernel {kernel!r}; found " + ", ".join(dict.fromkeys(cxx_name(e) for e in entries))
 
 
 def _params(body: str, base: str) -> list[Param]:
@@ -166,6 +277,10 @@ def _load(p: Param, spec: str) -> np.ndarray:
         arr = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
         raise TargetError(f"--data {p.name}={path}: not a numpy .npy array ({str(e).splitlines()[0]})") from None
+    if not isinstance(arr, np.ndarray):  # np.load opens an .npz archive as a mapping of arrays
+        arr.close()
+        raise TargetError(f"--data {p.name}={path}: an .npz archive of arrays, not one array: save the one array "
+                          f"with np.save(FILE.npy, array)")
     want = _CTYPES.get(p.ctype)
     if want is not None and arr.dtype != np.dtype(want):
         raise TargetError(f"--data {p.name}={path}: the file holds {arr.dtype}, the parameter is {p.ctype}* "
@@ -270,6 +385,10 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
             info = np.iinfo(dt) if np.dtype(dt).kind in "iu" else None
             if info is not None and not info.min <= val <= info.max:
                 raise TargetError(f"--arg {p.name}={spec}: out of range for {p.ctype} ({info.min} to {info.max})")
+            if info is None and np.dtype(dt).kind == "f" and "inf" not in spec.lower() and (
+                    math.isinf(val) or abs(val) > float(np.finfo(dt).max)):  # it would become inf
+                raise TargetError(f"--arg {p.name}={spec}: out of range for {p.ctype} (at most "
+                                  f"{float(np.finfo(dt).max):.6g} either way); give inf for infinity")
             args.append(np.dtype(dt).type(val))
     return args, notes, contents
 
@@ -324,5 +443,8 @@ def parse_kv(items: list[str], what: str) -> dict[str, str]:
                 continue
             raise TargetError(f"{what} {it!r}: expected NAME=VALUE")
         k, v = it.split("=", 1)
+        if k.strip() in out and what != "--define":  # a later --define overrides, as the compiler's -D does
+            raise TargetError(f"{what} {k.strip()}: given twice ({k.strip()}={out[k.strip()]} and "
+                              f"{k.strip()}={v.strip()}); give it once")
         out[k.strip()] = v.strip()
     return out

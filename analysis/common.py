@@ -109,6 +109,7 @@ class Model:
             raise ValueError(f"model {self.name}: needs {self.needs!r}, not 'trace', 'launch' or 'simulation'")
 
 
+MADE_UP = "made-up data: "  # how the notes on made-up buffer contents begin (analysis.dataflow; timing shows them first)
 WORK_SPREAD = 1.25  # sampled interior blocks whose warp instructions differ more than this did uneven work
 
 

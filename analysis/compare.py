@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from cudasim import progress
-from cudasim.console import Parser, fail
-from cudasim.gpus import UnknownGPU, get_gpu
+from cudasim.console import Parser, check_out, fail
+from cudasim.gpus import UnknownGPU, get_gpu, of_device
 
 from . import pipeline, registry
 from .collect_ncu import RESULTS
@@ -261,20 +261,25 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of the table")
     a = p.parse_args(argv)
     measured = load_measured(Path(a.measured))
-    try:
-        get_gpu(a.gpu)
-    except UnknownGPU as e:
-        fail(str(e))
+    same_gpu(a.gpu, measured.get("device"), a.measured)
     timing = Path(a.timing) if a.timing else TIMING
     if a.timing and not timing.is_file():
         fail(f"--timing {timing}: no such file (python -m analysis.timing --accuracy --out FILE.md writes FILE.json)")
+    if timing.is_file():
+        try:
+            rows = json.loads(timing.read_text()).get("rows")
+        except (ValueError, AttributeError) as e:
+            fail(f"--timing {timing}: not the JSON of python -m analysis.timing --accuracy ({type(e).__name__}: "
+                 f"{str(e).splitlines()[0][:120]})")
+        if not isinstance(rows, list):
+            fail(f"--timing {timing}: not the JSON of python -m analysis.timing --accuracy (no \"rows\" table)")
     names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else None
     unknown = [n for n in names or [] if n not in measured.get("kernels", {})]
     if unknown:
         fail(f"--kernels {unknown[0]}: not measured in {a.measured}; it has "
              + ", ".join(measured.get("kernels", {})))
-    if a.out and not Path(a.out).resolve().parent.is_dir():
-        fail(f"--out {a.out}: no folder {Path(a.out).parent} to write it in")
+    if a.out:
+        check_out(a.out)
     c = compare(measured, names, a.gpu, timing)
     if a.json:
         print(json.dumps({**c, "verdict": verdict(c)}, indent=1, default=str))
@@ -284,6 +289,21 @@ def main(argv: list[str] | None = None) -> int:
         Path(a.out).write_text(render_markdown(c))
         print(f"wrote {a.out}")
     return 1 if verdict(c)["not_predicted"] else 0
+
+
+def same_gpu(gpu_name: str | None, device, measured_file) -> None:
+    """One line where `--gpu` names another GPU than the one the measurements are of (its predictions would be
+    judged against another chip's counters); nothing where it is the same, or the device is not in the table."""
+    try:
+        gpu = get_gpu(gpu_name)
+    except UnknownGPU as e:
+        fail(str(e))
+    name = device.get("name") if isinstance(device, dict) else device
+    row = of_device(str(name)) if name else None
+    if gpu_name is not None and row is not None and row.key != gpu.key:
+        fail(f"--gpu {gpu_name}: {measured_file} measured {name.split(',')[0]} ({row.key}), so {gpu.key}'s predictions "
+             f"would be judged by another GPU's counters: leave --gpu out, or give --measured FILE measured on the "
+             f"{gpu.key}")
 
 
 def load_measured(path: Path, tool: str = "analysis.collect_ncu", what: str = "measurements",

@@ -28,10 +28,11 @@ from cudasim.cfg import EXIT, build_cfg
 from cudasim.ptx import Function, Instruction, Operand
 from cudasim.spaces import space_of
 
+from .common import MADE_UP as NOTE
+
 _NO_DEST = {"st", "red", "bar", "bra", "ret", "exit", "call", "membar", "fence", "prefetch", "barrier", "trap",
             "cp", "mbarrier"}
 _EMPTY: frozenset[str] = frozenset()
-NOTE = "made-up data: "  # how the notes on made-up contents begin (the time model shows them first)
 
 
 @dataclass(frozen=True)

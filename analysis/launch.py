@@ -192,6 +192,9 @@ def resolve(args: argparse.Namespace, catalog_size: str = "sim_size") -> Resolve
 
     `catalog_size` names the catalog size a catalog target without --size gets.
     """
+    if args.gpu is not None and not args.gpu.strip():
+        raise TargetError("--gpu '': give a GPU's name, e.g. --gpu H100 (cudasim/gpus.json lists them), or leave "
+                          "--gpu out for the default")
     try:
         gpu = get_gpu(args.gpu)
     except UnknownGPU as e:
@@ -213,6 +216,9 @@ def _resolve(args: argparse.Namespace, gpu: GPU, defines: dict[str, str], flags:
              catalog_size: str) -> ResolvedLaunch:
     if "::" in args.target:
         check_file_target(args.target, flags)
+        if args.size is not None:
+            raise TargetError(f"--size {args.size}: a file target's launch and buffers are --grid, --block and --arg "
+                              f"NAME=DTYPE[COUNT]; --size sizes a catalog kernel")
         specs = parse_kv(args.arg, "--arg")
         for name, path in parse_kv(getattr(args, "data", []), "--data").items():
             if name in specs:
@@ -288,7 +294,12 @@ def resolve_file(spec: str, grid: Dim3 | None, block: Dim3 | None, shared: int, 
     if grid is None or block is None:
         raise TargetError("a file target needs --grid X[,Y[,Z]] and --block X[,Y[,Z]]")
     options = tuple(f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in defines.items()) + tuple(flags)
-    return ResolvedLaunch(spec, kernel, Path(path).read_text(), path, options, grid, block, int(shared or 0),
+    try:
+        source = Path(path).read_text()
+    except UnicodeDecodeError as e:
+        raise TargetError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); give a CUDA "
+                          f"source file") from None
+    return ResolvedLaunch(spec, kernel, source, path, options, grid, block, int(shared or 0),
                           gpu or get_gpu(), arg_specs=tuple(arg_specs.items()), flags=tuple(flags))
 
 

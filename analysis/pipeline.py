@@ -40,7 +40,7 @@ from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 
 from . import dataflow, registry, sass
-from .args import TargetError
+from .args import TargetError, no_such_kernel
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
 from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name, resolve, resolve_catalog,  # noqa: F401
                      resolve_file)
@@ -83,7 +83,7 @@ def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, file
     except CompileError as e:
         raise TargetError(f"{str(e).splitlines()[0]} (compiling for {arch})") from None
     except KeyError:
-        raise TargetError(f"{filename}: no kernel {kernel!r}; found " + ", ".join(res.resources)) from None
+        raise TargetError(no_such_kernel(filename, kernel, list(res.resources))) from None
     if entry not in res.resources:
         raise TargetError(f"{filename}: the compiler reported no registers or shared memory for {kernel} (ptxas's "
                           f"report is missing from {res.compiler}'s log, twice); run again after deleting the cache "

@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 
 from cudasim import progress
-from cudasim.console import Parser, fail
+from cudasim.console import Parser, check_out, fail
 from cudasim.gpus import get_gpu
 from kernels import catalog
 
@@ -483,6 +483,10 @@ def main(argv: list[str] | None = None) -> int:
     if a.budget < 0:
         fail(f"--budget {a.budget}: a number of seconds, 0 or more")
     out = Path(a.out)
+    if out.suffix != ".html":  # the Markdown goes beside it, as .md: any other name could be overwritten by it
+        fail(f"--out {a.out}: the page is HTML and the Markdown is written beside it as .md; give a name ending in "
+             f".html, e.g. {out.with_suffix('.html')}")
+    check_out(a.out, makes_folders=True)
     paths = list(DEFAULTS)
     extra = [Path(x) for x in a.measured]
     if a.measure:
@@ -495,7 +499,15 @@ def main(argv: list[str] | None = None) -> int:
         if not x.exists():
             print(f"error: {x}: no such file", file=sys.stderr)
             return 2
-    kinds = {kind_of(x): x for x in extra}
+        if x.is_dir():
+            fail(f"--measured {x}: a folder; give the results files in it")
+    kinds = {}
+    for x in extra:
+        try:
+            kinds[kind_of(x)] = x
+        except (ValueError, AttributeError, TypeError) as e:
+            fail(f"--measured {x}: not a results file of this project (bench, microbench, ncu or timing JSON, or "
+                 f"compare Markdown): {type(e).__name__}: {str(e).splitlines()[0][:120]}")
     given = set(kinds)
     paths = [kinds.pop(kind_of(d), d) for d in paths if d.exists()] + list(kinds.values())
     src, notes = load(paths), []

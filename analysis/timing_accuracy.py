@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from cudasim import progress
-from cudasim.console import Parser, fail
+from cudasim.console import Parser, check_out, fail
 from cudasim.gpus import UnknownGPU, get_gpu
 from kernels import catalog
 
@@ -115,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
     a = p.parse_args(argv)
     if not Path(a.measured).is_file():
         fail(f"--measured {a.measured}: no such file (python -m kernels.bench --out FILE writes one)")
+    if a.out:
+        check_out(a.out)
+        if Path(a.out).suffix == ".json":
+            fail(f"--out {a.out}: the Markdown goes there and the JSON beside it, as .json: give a name ending in .md")
     try:
         measured = json.loads(Path(a.measured).read_text())
         rows_measured = measured["rows"]

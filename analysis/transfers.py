@@ -255,7 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         pred = predict(a.pipeline, a.size, a.chunks)
     except ValueError as e:
         fail(str(e))
-    m = measured(a.pipeline, Path(a.measured) if a.measured else BENCH)
+    try:
+        m = measured(a.pipeline, Path(a.measured) if a.measured else BENCH)
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        fail(f"--measured {a.measured or BENCH}: not kernels.bench's results ({type(e).__name__}: "
+             f"{str(e).splitlines()[0][:120]})")
     if m and (m["size"] != pred["size"] or (pred["chunks"] > 1 and m.get("chunks") != pred["chunks"])):
         m = None  # another size or chunking: nothing to compare with
     if a.json:

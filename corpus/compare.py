@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 
 from analysis import pipeline, registry, simulation
-from analysis.compare import judge, load_measured
+from analysis.compare import judge, load_measured, same_gpu
 from cudasim import progress
-from cudasim.console import Parser, fail
-from cudasim.gpus import UnknownGPU, get_gpu
+from cudasim.console import Parser, check_out, fail
+from cudasim.gpus import get_gpu
 
 from . import manifest
 from .sets import DEFAULT, SETS, TITLES, load_set, measured_path
@@ -155,9 +155,11 @@ def markdown(c: dict) -> str:
          "time at default clocks. Counters: ncu (same launch), judged by `analysis.compare.judge` with the "
          "registry's rules (exact / relative tolerance); counters predicted from " + blocks + ".", "",
          "## Time", "",
-         f"**Median |error| {s['median_abs_error_pct']:.1f}%, 90th percentile {s['p90_abs_error_pct']:.1f}%, "
-         f"max {s['max_abs_error_pct']:.1f}%** over {s['kernels_timed']} of {s['kernels']} kernels "
-         f"({s['within_25_pct']} within 25%); over 50%: {', '.join(s['over_50_pct']) or 'none'}.", "",
+         (f"**Median |error| {s['median_abs_error_pct']:.1f}%, 90th percentile {s['p90_abs_error_pct']:.1f}%, "
+          f"max {s['max_abs_error_pct']:.1f}%** over {s['kernels_timed']} of {s['kernels']} kernels "
+          f"({s['within_25_pct']} within 25%); over 50%: {', '.join(s['over_50_pct']) or 'none'}."
+          if s["kernels_timed"] else f"**No kernel timed** of {s['kernels']}: every time prediction was refused "
+          f"(see Refusals)."), "",
          "| kernel | pattern | verified | event us | again us | ncu us (base clk) | predicted us | error % | limiter |",
          "|---|---|---|---:|---:|---:|---:|---:|---|"]
     for t in c["times"]:
@@ -201,10 +203,11 @@ def main(argv: list[str] | None = None) -> int:
                              ", or give them with --measured")
     if measured.get("set", DEFAULT) != a.set:  # files from before --set existed hold the corpus
         fail(f"{path} measured the set {measured.get('set', DEFAULT)!r}, not {a.set!r}: pass --set to match")
-    try:
-        get_gpu(a.gpu)
-    except UnknownGPU as e:
-        fail(str(e))
+    same_gpu(a.gpu, measured.get("device"), path)
+    if a.out:
+        check_out(a.out)
+        if Path(a.out).suffix == ".json":
+            fail(f"--out {a.out}: the Markdown goes there and the JSON beside it, as .json: give a name ending in .md")
     names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else None
     unknown = [n for n in names or [] if n not in measured["kernels"]]
     if unknown:

@@ -2,6 +2,17 @@
 
 PyCUDA's API shape: `from cudasim import SourceModule, In, Out, InOut`.
 """
+import sys as _sys
+
+if _sys.argv[:1] == ["-m"]:  # `python -m` is loading a command: a Ctrl-C before its console.run is one line too
+    def _interrupted(kind, value, tb, _before=_sys.excepthook):
+        if issubclass(kind, KeyboardInterrupt):
+            print("interrupted", file=_sys.stderr, flush=True)  # the interpreter then ends with SIGINT's status
+        else:
+            _before(kind, value, tb)
+
+    _sys.excepthook = _interrupted
+
 from .api import Function, Launch, SourceModule
 from .compile import CompileError, CompileResult, Resources, compile_cuda
 from .driver import In, InOut, Out

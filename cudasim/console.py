@@ -30,6 +30,22 @@ def fail(msg: str) -> NoReturn:
     raise SystemExit(UNUSABLE)
 
 
+def check_out(path: str, option: str = "--out", makes_folders: bool = False) -> None:
+    """Fail (one line) before any work where a command could not write the file `path` once its work is done: a
+    folder, a folder that does not exist (unless the command makes it, `makes_folders`), a file where a folder
+    should be."""
+    if os.path.isdir(path):
+        fail(f"{option} {path}: a folder; give a file to write, e.g. {os.path.join(path, 'out.md')}")
+    parent = os.path.dirname(os.path.abspath(path))
+    above = parent
+    while not os.path.exists(above):
+        above = os.path.dirname(above)
+    if not os.path.isdir(above):
+        fail(f"{option} {path}: {above} is a file, not a folder")
+    if above != parent and not makes_folders:
+        fail(f"{option} {path}: no folder {os.path.dirname(path) or '.'} to write it in")
+
+
 class Parser(argparse.ArgumentParser):
     """argparse whose usage errors are one line ('error: argument --size: invalid int value: 'abc'; see
     `python -m kernels.run --help``), not the usage block and a line: the same shape as every other

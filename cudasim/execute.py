@@ -15,6 +15,7 @@ runs regrouped (`fusion`); branches and exits are executed here.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -37,6 +38,33 @@ __all__ = ["Program", "Finding", "FUSE", "MAX_STEPS"]
 _NORMAL, _BRA, _EXIT, _CALL, _RET = 0, 1, 2, 3, 4
 _RETURN = -2  # the reconvergence pc of a call's frame: it ends when its lanes have returned
 MAX_STEPS = 1_000_000_000  # warp instructions one launch may simulate unless told otherwise (max_steps)
+_POLL = 1 << 16  # warp instructions between two looks at the clock, within a time_limit
+_DEADLINE: list[tuple[float, float, str]] = []  # (perf_counter deadline, seconds, what is limited): time_limit's
+
+
+class TimeLimit(SimulationError):
+    """A run inside `time_limit` went past it."""
+
+
+@contextmanager
+def time_limit(seconds: float, what: str = "the run"):
+    """Every launch simulated inside stops (TimeLimit, naming the line its warps are at) once `seconds` have passed
+    since entering, even within one block that never ends (cudasim.check --timeout); looked at every _POLL warp
+    instructions."""
+    _DEADLINE.append((time.perf_counter() + seconds, seconds, what))
+    try:
+        yield
+    finally:
+        _DEADLINE.pop()
+
+
+def _past_time_limit(ins) -> None:
+    if _DEADLINE and time.perf_counter() > _DEADLINE[-1][0]:
+        _, seconds, what = _DEADLINE[-1]
+        raise TimeLimit(f"{what} ran past its time limit of {seconds:g} s with warps still at {ins.where()} "
+                        f"(`{ins.text}`): an endless loop, a spin-wait on another block or warp (the simulator may run "
+                        f"the waiter first), or a launch too large (try a smaller one); --max-steps N stops a loop "
+                        f"sooner, naming its line")
 FUSE = True  # run straight-line code regrouped (cudasim.fusion); read when a Program is built; tests turn it off
 
 
@@ -162,10 +190,14 @@ class Program:
         counts = stats["pc_runs"]  # warps entering each straight-line run or control instruction, by its pc
         watch = b.profiled  # [(batch block index, path)] for the blocks whose warps are followed
         limit = stats["max_steps"] - stats["warp_instructions"]
+        look = min(_POLL, limit) if _DEADLINE else limit  # the next step count to look at the limits at
         while stack:
             e = stack[-1]
-            if wi > limit:
-                self._runaway(b, e, stats["max_steps"])
+            if wi > look:
+                if wi > limit:
+                    self._runaway(b, e, stats["max_steps"])
+                _past_time_limit(self.fn.body[min(max(e.pc, 0), n - 1)])  # a block that runs long
+                look = min(wi + _POLL, limit)
             pc = e.pc
             m = e.m
             reconv = e.reconv

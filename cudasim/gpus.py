@@ -123,6 +123,15 @@ def get_gpu(name: str | None = None) -> GPU:
     return GPU(key=key, **row)
 
 
+def of_device(device: str) -> GPU | None:
+    """The row of a device as nvidia-smi or a results file names it ("NVIDIA H100 80GB HBM3", maybe followed by
+    ", DRIVER"); None where no row has that name."""
+    try:
+        return get_gpu(device.split(",")[0].strip()) if device.strip() else None
+    except UnknownGPU:
+        return None
+
+
 def for_arch(arch: str) -> GPU | None:
     """The first row (in table order) whose compute capability `arch` ("sm_80", "sm_90a") targets.
 

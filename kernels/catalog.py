@@ -110,6 +110,9 @@ def _parameters(name: str, defaults: dict, over: dict) -> dict:
     if unknown:
         raise CatalogError(f"{name}: no parameter {', '.join(sorted(unknown))}; it has "
                            f"{', '.join(defaults) or 'none'}")
+    for k, v in over.items():  # every parameter is a size or a count: 0 would divide by zero, a negative is no size
+        if v < 1:
+            raise CatalogError(f"{name}: {k}={v}: must be a positive integer (the default is {defaults[k]})")
     return {**defaults, **over}
 
 

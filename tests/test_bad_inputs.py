@@ -39,6 +39,15 @@ SPIN_CU = """extern "C" __global__ void spin(int *out, int stop) {
     out[threadIdx.x] = i;
 }
 """
+TMPL_CU = """template <int N> __global__ void scale(float *a) { a[threadIdx.x] *= N; }
+template __global__ void scale<2>(float *);
+template __global__ void scale<4>(float *);
+"""
+DUP_CU = """__global__ void dupk(float *a) { a[threadIdx.x] = 1.0f; }
+__global__ void dupk(int *a) { a[threadIdx.x] = 2; }
+"""
+FLOATS_CU = """extern "C" __global__ void fd(float *a, float f, double d) { a[threadIdx.x] = f * (float)d; }
+"""
 FAR_CU = """extern "C" __global__ void far(float *a) {
     a[(unsigned long long)threadIdx.x * 300000000ull] = 1.0f;   // lane 1 is 1.2 GB in
 }
@@ -52,6 +61,12 @@ def files(tmp_path_factory) -> Path:
     (d / "broken.cu").write_text(BROKEN_CU)
     (d / "spin.cu").write_text(SPIN_CU)
     (d / "far.cu").write_text(FAR_CU)
+    (d / "tmpl.cu").write_text(TMPL_CU)
+    (d / "dup.cu").write_text(DUP_CU)
+    (d / "floats.cu").write_text(FLOATS_CU)
+    (d / "empty.cu").write_text("// no kernel here\n")
+    (d / "garbage.cu").write_bytes(bytes([0x2d, 0x1f, 0x92, 0xbe, 0x34, 0x18, 0x5c, 0x82]))
+    np.savez(d / "arr.npz", a=np.zeros(8, np.float32))
     (d / "headers").mkdir()
     (d / "not.npy").write_text("not numpy\n")
     np.save(d / "f64.npy", np.zeros(8))
@@ -168,6 +183,35 @@ NO_COMPILE = [
     ("corpus.compare", ["--set", "nope"], "invalid choice: 'nope'"),
     ("corpus.measure", ["--kernels", "nope"], "--kernels nope: not in the set corpus"),
     ("corpus.manifest", ["--bogus"], "unrecognized arguments: --bogus"),
+    ("analysis.coalescing", ["sgemm_warptiling", "--define", "BK=0"], "BK=0: must be a positive integer"),
+    ("analysis.occupancy", ["sgemm_1d_blocktiling", "--define", "TM=0"], "TM=0: must be a positive integer"),
+    ("analysis.coalescing", ["transpose_tiled", "--define", "TILE=-32"], "TILE=-32: must be a positive integer"),
+    ("kernels.tune", ["sgemm_warptiling", "--try", "BK=0"], "BK=0: must be a positive integer"),
+    ("analysis.coalescing", ["{d}/ok.cu::k", "--grid", "1,,2", "--block", "32"], "'1,,2': an empty field"),
+    ("analysis.coalescing", ["{d}/ok.cu::k", "--grid", "1", "--block", "32", "--size", "64"],
+     "--size sizes a catalog kernel"),
+    ("analysis.occupancy", ["transpose_tiled", "--gpu", ""], "--gpu '': give a GPU's name"),
+    ("analysis.coalescing", ["{d}/ok.cu::k", "--grid", "1", "--block", "32", "--arg", "n=32", "--arg", "n=64"],
+     "--arg n: given twice (n=32 and n=64)"),
+    ("analysis.coalescing", ["{d}/ok.cu::k", "--grid", "1", "--block", "32", "--arg", "n=32", "--data",
+                             "a={d}/f64.npy", "--data", "a={d}/not.npy"], "--data a: given twice"),
+    ("analysis.coalescing", ["{d}/garbage.cu::k", "--grid", "1", "--block", "32"],
+     "garbage.cu: not UTF-8 text (byte 0x92 at offset 2)"),
+    ("analysis.compare", ["--timing", "{d}/ok.cu", "--kernels", "copy"], "--timing {d}/ok.cu: not the JSON"),
+    ("analysis.compare", ["--timing", "{d}/f64.npy", "--kernels", "copy"], "not the JSON"),
+    ("analysis.compare", ["--out", "{d}", "--kernels", "copy"], "--out {d}: a folder"),
+    ("analysis.compare", ["--gpu", "A100", "--kernels", "copy"],
+     "measured NVIDIA H100 80GB HBM3 (H100-SXM), so A100's predictions would be judged by another GPU's counters"),
+    ("analysis.report", ["--measured", "{d}/ok.cu", "--out", "{d}/r.html"], "--measured {d}/ok.cu: not a results file"),
+    ("analysis.report", ["--measured", "{d}/f64.npy", "--out", "{d}/r.html"], "not a results file"),
+    ("analysis.report", ["--out", "{d}/r.md"], "give a name ending in .html"),
+    ("analysis.transfers", ["--measured", "{d}/ok.cu"], "not kernels.bench's results"),
+    ("analysis.transfers", ["--measured", "{d}/f64.npy"], "not kernels.bench's results"),
+    ("analysis.timing", ["--accuracy", "--out", "{d}"], "--out {d}: a folder"),
+    ("corpus.compare", ["--kernels", "stencil1d", "--gpu", "a100"], "so A100's predictions would be judged"),
+    ("corpus.compare", ["--kernels", "stencil1d", "--out", "{d}"], "--out {d}: a folder"),
+    ("corpus.compare", ["--kernels", "stencil1d", "--out", "{d}/no/x.md"], "no folder"),
+    ("corpus.compare", ["--kernels", "stencil1d", "--out", "{d}/x.json"], "give a name ending in .md"),
     ("cudasim.check", ["tests/"], "a folder, not a kernel"),
     ("cudasim.check", ["transpose_tiled", "--limit", "0"], "--limit and --timeout must be positive"),
 ]
@@ -201,6 +245,17 @@ def test_file_inputs_of_one_compile(capsys, files):
          "also given by --arg"),
         ([ok, "--grid", "1", "--block", "64", "--arg", "n=64", "--arg", "a=float32[16]"],
          "out-of-bounds global access"),
+        ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/arr.npz"], "an .npz archive of arrays, not one array"),
+        ([f"{files}/floats.cu::fd", *launch, "--arg", "f=1e39", "--arg", "d=1"], "--arg f=1e39: out of range for float"),
+        ([f"{files}/floats.cu::fd", *launch, "--arg", "f=1", "--arg", "d=1e400"], "--arg d=1e400: out of range for double"),
+        ([f"{files}/empty.cu::k", *launch], "empty.cu: no kernel 'k'; it declares no __global__ function"),
+        ([f"{files}/tmpl.cu::scale", *launch], "scale is a template: give its arguments, as "
+                                               f"{files}/tmpl.cu::scale<2> (instantiated: scale<2>, scale<4>)"),
+        ([f"{files}/tmpl.cu::_Z5scaleILi4EEvPf", *launch], f"a mangled name; give the kernel as C++ names it, "
+                                                           f"{files}/tmpl.cu::scale<4>"),
+        ([f"{files}/dup.cu::dupk", *launch], "dupk is overloaded (dupk(float*), dupk(int*)), and the command line "
+                                             "cannot tell overloads apart"),
+        ([f"{files}/dup.cu::_Z4dupkPi", *launch], "a mangled name of dupk(int*), one of the overloads of dupk"),
     ]
     for argv, phrase in cases:
         assert_one_line(*run_in_process(capsys, "analysis.coalescing", *argv), phrase)
@@ -236,6 +291,18 @@ def test_a_few_as_real_processes(files):
         r = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, cwd=ROOT, env=env,
                            timeout=120)
         assert_one_line(r.returncode, r.stdout, r.stderr, phrase)
+
+
+def test_ctrl_c_while_a_command_loads_is_one_line(tmp_path):
+    """A KeyboardInterrupt before console.run (Ctrl-C during the imports of `python -m PACKAGE.MODULE`) ends in the
+    one line "interrupted", not a traceback: cudasim/__init__, which every package imports first, sees to it."""
+    (tmp_path / "loads").mkdir()
+    (tmp_path / "loads" / "__init__.py").write_text("import cudasim\n")  # as analysis/__init__ does
+    (tmp_path / "loads" / "slowly.py").write_text("raise KeyboardInterrupt  # Ctrl-C amid the imports\n")
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{tmp_path}"}
+    r = subprocess.run([sys.executable, "-m", "loads.slowly"], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode in (130, -2), r  # the interpreter ends by SIGINT, as the shell reports with 130
+    assert r.stderr == "interrupted\n" and r.stdout == "", r.stderr
 
 
 def test_memory_and_unwritable_files_are_one_line(capsys, tmp_path):

@@ -77,6 +77,23 @@ def test_ctrl_c_ends_a_long_run_with_one_line(tmp_path, command):
     assert "Traceback" not in out
 
 
+def test_cudasim_check_timeout_stops_one_block_that_never_ends(tmp_path, capsys):
+    """--timeout holds within a block: one warp spinning forever (and the run that sizes its unsized buffer first)
+    stops at the time limit, in one line naming the line it spins on, not at 10^9 warp instructions minutes later."""
+    need_nvrtc()
+    src = tmp_path / "spin.cu"
+    src.write_text(SPIN_CU)
+    from cudasim import console
+    from cudasim.check.cli import main
+    t0 = time.monotonic()
+    with pytest.raises(SystemExit) as ended:
+        console.run(main, [f"{src}::spin", "--grid", "1", "--block", "32", "--arg", "stop=1", "--timeout", "1"])
+    out, err = capsys.readouterr()
+    assert ended.value.code == 2 and out == "" and err.count("\n") == 1, err
+    assert "the check ran past its time limit of 1 s" in err and "spin.cu:3" in err
+    assert time.monotonic() - t0 < 30
+
+
 def test_an_unsized_buffer_grows_to_what_the_kernel_reads(tmp_path, capsys):
     """src[i * 64] reads 64 times further than the thread count: past the threads x 16 elements unsized buffers
     had, which gave a false out-of-bounds. Now src grows to cover it, the note says to what, and the counts are

@@ -196,3 +196,16 @@ def test_rows_sorted_longest_first_end_with_their_longest_block():
     assert d["counts"]["warp_instructions"] == pytest.approx(m["smsp__inst_executed.sum"], rel=0.10)
     assert d["limiter"] == "longest block"
     assert d["time_us"] == pytest.approx(measured["event_ms"] * 1e3, rel=0.25)
+
+
+def test_advice_counts_the_warps_the_busiest_sm_runs(capsys):
+    """One block of one warp on one SM of 132 (the sweep's o11): the advice says one warp, not the 32 that could be
+    resident, and that the grid leaves SMs idle; a grid that fills the GPU says nothing of idle SMs."""
+    d = _json(capsys, "transpose_tiled", "--size", "1")  # one block of 8 warps
+    assert d["waves"]["active_sms"] == 1 and d["waves"]["warps_per_block"] == 8
+    assert "the grid fills 1 of the 132 SMs (8 warps on the busiest): more blocks" in d["advice"][-1]
+    assert not any("64 warps" in line for line in d["advice"])
+    lines = timing.advice("latency", {"latency": 1.0, "issue": 0.5}, 1.0, {"DRAM": 20.0}, 1, 1, 132)
+    assert lines[0].startswith("latency-bound: 1 warp per SM spends most cycles waiting (DRAM)")
+    assert "fills 1 of the 132 SMs" in lines[1]
+    assert len(timing.advice("latency", {"latency": 1.0}, 1.0, {}, 64, 132, 132)) == 1

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import atomics, dataflow, memaccess, sassflow, sassops, smsim, traffic
-from ..common import WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior
+from .. import atomics, memaccess, sassflow, sassops, smsim, traffic
+from ..common import MADE_UP, WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
 RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm", "imad_hi_per_clk_sm",
@@ -412,7 +412,8 @@ def analyze(sim: Simulation) -> dict:
                       "simulated_blocks": run["simulated_blocks"]},
             "achieved": {"flop_per_s": flops / (total_us * 1e-6), "dram_bytes_per_s": dram / (total_us * 1e-6),
                          "flops_source": "catalog" if sim.flops is not None else "estimated: 64 x FMA instructions"},
-            "dram_source": traffic.DRAM_SOURCE, "advice": advice(limiter, us, body_us, waits, resident * warps_pb),
+            "dram_source": traffic.DRAM_SOURCE, "advice": advice(limiter, us, body_us, waits,
+                                                                       min(busiest, resident) * warps_pb, active, sms),
             "notes": list(sim.notes) + _unknown_note(preps[-1].sample.listing)}
 
 
@@ -425,8 +426,9 @@ def _unknown_note(listing) -> list[str]:
     return [f"SASS opcodes analysis/models/sass_ops.json does not name, timed as integer-ALU instructions: {ops}"]
 
 
-def advice(limiter: str, us: dict, body: float, waits: dict, warps: int) -> list[str]:
-    """One or two plain-words lines on what would move the time."""
+def advice(limiter: str, us: dict, body: float, waits: dict, warps: int, active: int = 0, sms: int = 0) -> list[str]:
+    """One or two plain-words lines on what would move the time. `warps`: the warps at once on the busiest SM (its
+    blocks, as many as can be resident, times the warps of a block); `active` of the GPU's `sms` SMs have blocks."""
     second = sorted(((v, k) for k, v in us.items() if k != limiter), reverse=True)
     nxt = f"; next: {second[0][1]} at {100 * second[0][0] / body:.0f}%" if second and body else ""
     top_wait = next(iter(waits), "")
@@ -447,10 +449,15 @@ def advice(limiter: str, us: dict, body: float, waits: dict, warps: int) -> list
         "tensor pipe": "tensor-pipe-bound: at the MMA peak for this shape and type",
         "longest block": ("imbalance-bound: one block's warps run long after the rest of the grid is done (the "
                           "kernel waits for its longest block); split the heavy work over more blocks or warps"),
-        "latency": (f"latency-bound: {warps} warps per SM spend most cycles waiting ({top_wait or 'dependencies'}"
-                    f"); more independent work in flight per warp (unroll, vector loads) or more warps per SM"),
+        "latency": (f"latency-bound: {warps} warp{'s per SM spend' if warps != 1 else ' per SM spends'} most cycles waiting "
+                    f"({top_wait or 'dependencies'}); more independent work in flight per warp (unroll, vector loads) "
+                    f"or more warps per SM"),
     }
-    return [says.get(limiter, limiter) + nxt]
+    lines = [says.get(limiter, limiter) + nxt]
+    if 0 < active < sms:  # SMs with no block: more blocks before anything else
+        lines.append(f"the grid fills {active} of the {sms} SMs ({warps} warp{'s' if warps != 1 else ''} on the "
+                     f"busiest): more blocks (a larger grid, less work per block) would put the idle SMs to work")
+    return lines
 
 
 def render(d: dict, view: View) -> str:
@@ -458,7 +465,7 @@ def render(d: dict, view: View) -> str:
     out = [f"Predicted kernel time on {view.gpu.name}: {d['time_us']:,.2f} us  (CUDA-event time at default clocks, "
            f"inputs not in L2; {d['body_us']:,.2f} us of work + {d['launch_us']:.2f} us launch overhead)",
            f"  provenance: {d['provenance']}",
-           *[f"  note: {n}" for n in d["notes"] if n.startswith(dataflow.NOTE)],
+           *[f"  note: {n}" for n in d["notes"] if n.startswith(MADE_UP)],
            f"  limiter: {d['limiter']}", ""]
     out.append(f"  {'resource':24s} {'time us':>12} {'share of limiter':>17} {'utilization':>12}")
     for row in d["resources"]:
@@ -479,7 +486,7 @@ def render(d: dict, view: View) -> str:
             f"blocks",
             f"  schedulers idle, by what they waited for (% of scheduler cycles): {waits}", ""]
     out += [f"  what would move it: {line}" for line in d["advice"]]
-    out += [f"  note: {n}" for n in d["notes"] if not n.startswith(dataflow.NOTE)]
+    out += [f"  note: {n}" for n in d["notes"] if not n.startswith(MADE_UP)]
     return "\n".join(out)
 
 

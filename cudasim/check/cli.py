@@ -19,7 +19,7 @@ from ..compile import CompileError
 from ..console import Parser, fail
 from ..driver import Out
 from ..errors import SimulationError
-from ..execute import MAX_STEPS
+from ..execute import MAX_STEPS, time_limit
 from ..memory import GlobalMemory
 from . import report
 from .targets import TargetError, resolver
@@ -50,6 +50,11 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
     a = parser(res).parse_args(argv)
     if a.limit < 1 or a.timeout <= 0:
         fail("--limit and --timeout must be positive")
+    with time_limit(a.timeout, "the check"):  # within a block too, the run that sizes unsized buffers too
+        return _check(a, res)
+
+
+def _check(a, res) -> int:
     t0 = time.perf_counter()
     try:
         target = res.resolve(a)
