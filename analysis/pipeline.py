@@ -36,6 +36,7 @@ import numpy as np
 from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, SimulationError,
                      SourceModule, compile_cuda)
 from cudasim import progress
+from cudasim.compile import cache_dir
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 
@@ -465,6 +466,4 @@ def _code_hash() -> str:
 
 
 def _cache_path(key: str) -> Path:
-    base = os.environ.get("CUDASIM_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudasim")
-    return Path(base) / "analysis" / f"{key[:40]}.json"
+    return cache_dir() / "analysis" / f"{key[:40]}.json"

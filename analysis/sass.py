@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cudasim.compile import DEFAULT_ARCH, compile_cubin
+from cudasim.compile import DEFAULT_ARCH, cache_dir, compile_cubin
 from cudasim.trace import MemEvent
 
 _SPACE = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "LDG": ("global", "ld"), "STG": ("global", "st"),
@@ -196,9 +196,7 @@ def kernel_listing(source: str, options: list[str], filename: str, kernel: str, 
     cubin, lowered = compile_cubin(source, exprs, options, arch, filename=filename)  # the compile the PTX came from
     what = [hashlib.sha256(cubin).hexdigest(), kernel, mangled, exe, LISTING_VERSION]
     key = hashlib.sha256(json.dumps(what).encode()).hexdigest()[:32]
-    base = os.environ.get("CUDASIM_CACHE") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudasim")
-    path = Path(base) / "sass" / f"{key}.json"
+    path = cache_dir() / "sass" / f"{key}.json"
     if path.exists():
         try:
             d = json.loads(path.read_text())

@@ -141,10 +141,26 @@ def parse_ptxas_log(log: str) -> dict[str, Resources]:
     return out
 
 
-def _cache_dir() -> Path:
+def cache_dir() -> Path:
+    """Where compiles and results are cached: $CUDASIM_CACHE, else ~/.cache/cudasim (XDG_CACHE_HOME's)."""
     base = os.environ.get("CUDASIM_CACHE") or os.path.join(
         os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "cudasim")
     return Path(base)
+
+
+def cache_problem() -> str | None:
+    """Why the cache folder cannot be used, as one line naming the fix; None where it can (or will be made)."""
+    p = cache_dir()
+    where = f"CUDASIM_CACHE={os.environ['CUDASIM_CACHE']}" if os.environ.get("CUDASIM_CACHE") else str(p)
+    if p.exists() and not p.is_dir():
+        return f"{where}: a file, not a folder: point CUDASIM_CACHE at a folder (or unset it for ~/.cache/cudasim)"
+    try:
+        p.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        return f"{where}: cannot make the cache folder ({e.strerror or e}): point CUDASIM_CACHE at a writable folder"
+    if not os.access(p, os.W_OK | os.X_OK):
+        return f"{where}: the cache folder is not writable: point CUDASIM_CACHE at a writable folder"
+    return None
 
 
 def nvrtc_version() -> str:
@@ -171,7 +187,7 @@ def compile_cuda(source: str, name_expressions: list[str] | tuple[str, ...] = ()
     exprs = list(name_expressions)
     key = hashlib.sha256(json.dumps([source, sorted(exprs), opts, filename,
                                      identity(source, filename, opts)]).encode()).hexdigest()
-    path = _cache_dir() / f"{key[:32]}.json"
+    path = cache_dir() / f"{key[:32]}.json"
     if cache and path.exists():
         try:
             d = json.loads(path.read_text())

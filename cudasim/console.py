@@ -60,6 +60,10 @@ def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMOR
     and 2 on MemoryError (`memory_hint` says what to shrink), quietly on a closed pipe."""
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the command quietly
+    from .compile import cache_problem
+    if (problem := cache_problem()) is not None:  # before any work: every command compiles or caches through it
+        _last_words(f"error: {problem}")
+        sys.exit(UNUSABLE)
     try:
         status = main(*args)
     except KeyboardInterrupt:

@@ -322,6 +322,17 @@ def test_memory_and_unwritable_files_are_one_line(capsys, tmp_path):
     assert_one_line(*run_in_process_main(capsys, unwritable), "folder.txt: No such file or directory")
 
 
+def test_a_cache_folder_that_cannot_be_used_is_one_line(capsys, tmp_path, monkeypatch):
+    """CUDASIM_CACHE naming a file (or a folder under one) fell back silently to PTX-level counts with advice
+    to install a package that was installed; now every command stops first, naming the variable."""
+    (tmp_path / "a_file").write_text("x")
+    for bad in (tmp_path / "a_file", tmp_path / "a_file" / "sub"):
+        monkeypatch.setenv("CUDASIM_CACHE", str(bad))
+        code, out, err = run_in_process(capsys, "analysis.coalescing", "transpose_tiled")
+        assert_one_line(code, out, err, f"CUDASIM_CACHE={bad}")
+        assert "point CUDASIM_CACHE at" in err
+
+
 def run_in_process_main(capsys, main) -> tuple[int, str, str]:
     with pytest.raises(SystemExit) as ended:
         console.run(main)
