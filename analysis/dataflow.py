@@ -29,9 +29,9 @@ from cudasim.ptx import Function, Instruction, Operand
 from cudasim.spaces import space_of
 
 from .common import MADE_UP as NOTE
+from .pointers import dests as _dests
+from .pointers import regs as _regs
 
-_NO_DEST = {"st", "red", "bar", "bra", "ret", "exit", "call", "membar", "fence", "prefetch", "barrier", "trap",
-            "cp", "mbarrier"}
 _EMPTY: frozenset[str] = frozenset()
 
 
@@ -46,17 +46,6 @@ class Dependence:
         return bool(self.address or self.control)
 
 
-def _regs(o: Operand) -> list[str]:
-    """The registers an operand reads (a vector's items, a memory operand's base)."""
-    if o.kind == "reg":
-        return [o.name]
-    if o.kind in ("vec", "not"):
-        return [r for x in o.items for r in _regs(x)]
-    if o.kind == "mem" and o.base is not None:
-        return _regs(o.base)
-    return []
-
-
 def _syms(o: Operand) -> list[str]:
     """The symbols (module variables) an operand names, directly or as a memory operand's base."""
     if o.kind == "sym":
@@ -66,16 +55,6 @@ def _syms(o: Operand) -> list[str]:
     if o.kind == "vec":
         return [s for x in o.items for s in _syms(x)]
     return []
-
-
-def _dests(ins: Instruction) -> list[str]:
-    """The registers an instruction writes: its first operand (a vector's items), and `d|p`'s predicate."""
-    if ins.base in _NO_DEST or not ins.operands or ins.operands[0].kind == "mem":
-        return []
-    out = _regs(ins.operands[0])
-    if ins.dest_pred:
-        out.append(ins.dest_pred)
-    return out
 
 
 def _loads(ins: Instruction) -> bool:

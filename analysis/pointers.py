@@ -10,25 +10,27 @@ from __future__ import annotations
 
 from cudasim.ptx import Function, Instruction, Operand
 
-_NO_DEST = {"st", "red", "bar", "bra", "ret", "exit", "call", "membar", "fence", "prefetch", "barrier", "trap"}
+_NO_DEST = {"st", "red", "bar", "bra", "ret", "exit", "call", "membar", "fence", "prefetch", "barrier", "trap",
+            "cp", "mbarrier"}
 
 
-def _regs(o: Operand) -> list[str]:
+def regs(o: Operand) -> list[str]:
     """The registers an operand reads (a vector's, a memory operand's base)."""
     if o.kind == "reg":
         return [o.name]
     if o.kind in ("vec", "not"):
-        return [r for x in o.items for r in _regs(x)]
+        return [r for x in o.items for r in regs(x)]
     if o.kind == "mem" and o.base is not None:
-        return _regs(o.base)
+        return regs(o.base)
     return []
 
 
-def _dests(ins: Instruction) -> list[str]:
-    """The registers an instruction writes (its first operand, a vector of them for vector loads)."""
+def dests(ins: Instruction) -> list[str]:
+    """The registers an instruction writes: its first operand (a vector of them for vector loads), and `d|p`'s
+    predicate."""
     if ins.base in _NO_DEST or not ins.operands or ins.operands[0].kind == "mem":
         return []
-    return _regs(ins.operands[0])
+    return regs(ins.operands[0]) + ([ins.dest_pred] if ins.dest_pred else [])
 
 
 def address_params(fn: Function, where: str) -> set[int]:
@@ -37,10 +39,10 @@ def address_params(fn: Function, where: str) -> set[int]:
     index = {p.name: i for i, p in enumerate(fn.params)}
     defs: dict[str, list[Instruction]] = {}
     for ins in fn.body:
-        for d in _dests(ins):
+        for d in dests(ins):
             defs.setdefault(d, []).append(ins)
     todo = [r for ins in fn.body if f"{ins.where()} `{ins.text}`" == where
-            for o in ins.operands if o.kind == "mem" for r in _regs(o)]
+            for o in ins.operands if o.kind == "mem" for r in regs(o)]
     seen: set[str] = set()
     out: set[int] = set()
     while todo:
@@ -54,5 +56,5 @@ def address_params(fn: Function, where: str) -> set[int]:
                     out |= {index[o.base.name] for o in ins.operands[1:]
                             if o.kind == "mem" and o.base is not None and o.base.name in index}
                 continue
-            todo += [r for o in ins.operands[1:] for r in _regs(o)]
+            todo += [r for o in ins.operands[1:] for r in regs(o)]
     return out
