@@ -169,6 +169,21 @@ def test_a_sass_walk_that_loses_the_path_is_refused(monkeypatch):
     with pytest.raises(ValueError, match="lost warp .* PTX path"):
         timing.analyze(simulation.simulation(launch))
 
+def test_a_sass_walk_far_shorter_than_the_ptx_path_is_refused(monkeypatch):
+    """holdout8's MersenneTwister: the walk skipped a 5,860-step loop (185 SASS instructions a warp for 208,141
+    PTX ones) and the time came out 20x short, unrefused. A stream LOST_PATH times shorter than the warp's PTX is
+    refused as one LOST_PATH times longer is (checked by cutting the walk's streams short)."""
+    need_nvrtc()
+    from analysis import pipeline, sass, sassflow, simulation
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    walk = sassflow.Walker.stream
+    monkeypatch.setattr(sassflow.Walker, "stream", lambda self, path: walk(self, path)[:5])
+    launch = pipeline.resolve_catalog("sgemm_smem", 256)
+    with pytest.raises(ValueError, match=r"lost warp 0's PTX path .*\(5 SASS instructions for"):
+        timing.analyze(simulation.simulation(launch))
+
+
 def test_kinds_run_as_often_as_the_blocks_they_stand_for():
     order = timing.kind_order([1.0, 3.0, 4.0], 16)
     assert [order.count(k) for k in range(3)] == [2, 6, 8]

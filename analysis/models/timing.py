@@ -87,7 +87,8 @@ def representative(s: Sample) -> int:
     return blocks[len(blocks) // 2]
 
 
-LOST_PATH = 16.0  # a warp's SASS stream this many times its PTX instructions has lost the path (math: ~10x)
+LOST_PATH = 16.0  # a warp's SASS stream this many times its PTX instructions, or this many times fewer, has lost
+# the path (math's inline slow paths: ~10x more)
 
 
 @dataclass
@@ -148,7 +149,10 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
             pw = [pc for pc, bits in path if bits >> w & 1]
             streams.append(walker.stream(pw).tolist() if pw else [])
             ptx = sum(prog.run_end(pc) - pc for pc in pw)
-            if len(streams[-1]) > LOST_PATH * max(ptx, 8):
+            if len(streams[-1]) > LOST_PATH * max(ptx, 8) or (ptx > 8 * LOST_PATH and
+                                                               LOST_PATH * len(streams[-1]) < ptx):
+                # far longer or far shorter than the PTX the warp ran: the walk left the warp's path (a loop it
+                # skipped would make a confident answer many times too short)
                 raise ValueError(f"the SASS walk lost warp {w}'s PTX path in block {s.trace.block_coords(block)} "
                                  f"({len(streams[-1]):,} SASS instructions for {ptx:,} PTX ones); this kernel's time "
                                  "cannot be predicted")
