@@ -31,6 +31,7 @@ from cudasim.spaces import space_of
 from .common import MADE_UP as NOTE
 from .pointers import dests as _dests
 from .pointers import regs as _regs
+from .present import short
 
 _EMPTY: frozenset[str] = frozenset()
 
@@ -88,10 +89,7 @@ def _regions(fn: Function) -> dict[int, list[int]]:
 
 
 def _union(sets: Iterable[frozenset[str]]) -> frozenset[str]:
-    out: set[str] = set()
-    for s in sets:
-        out |= s
-    return frozenset(out)
+    return _EMPTY.union(*sets)
 
 
 def dependence(fn: Function, params: dict[int, str], variables: Iterable[str] = ()) -> dict[int, Dependence]:
@@ -243,6 +241,6 @@ def summary(depends: dict[int, Dependence], body: list[Instruction], made: dict[
 
 def _lines(body: list[Instruction], pcs: Iterable[int], limit: int = 4) -> str:
     """'k.cu:6, k.cu:9 and 3 more lines': the distinct source lines of some instructions."""
-    lines = sorted({(str(body[pc].file).rsplit("/", 1)[-1], body[pc].line) for pc in pcs if body[pc].line})
+    lines = sorted({(short(str(body[pc].file)), body[pc].line) for pc in pcs if body[pc].line})
     text = ", ".join(f"{f}:{n}" for f, n in lines[:limit])
     return text + (f" and {len(lines) - limit} more lines" if len(lines) > limit else "")

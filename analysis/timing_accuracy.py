@@ -116,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     if not Path(a.measured).is_file():
         fail(f"--measured {a.measured}: no such file (python -m kernels.bench --out FILE writes one)")
     if a.out:
-        check_out(a.out)
-        if Path(a.out).suffix == ".json":
-            fail(f"--out {a.out}: the Markdown goes there and the JSON beside it, as .json: give a name ending in .md")
+        check_out(a.out, json_beside=True)
     try:
         measured = json.loads(Path(a.measured).read_text())
         rows_measured = measured["rows"]

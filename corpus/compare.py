@@ -205,9 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         fail(f"{path} measured the set {measured.get('set', DEFAULT)!r}, not {a.set!r}: pass --set to match")
     same_gpu(a.gpu, measured.get("device"), path)
     if a.out:
-        check_out(a.out)
-        if Path(a.out).suffix == ".json":
-            fail(f"--out {a.out}: the Markdown goes there and the JSON beside it, as .json: give a name ending in .md")
+        check_out(a.out, json_beside=True)
     names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else None
     unknown = [n for n in names or [] if n not in measured["kernels"]]
     if unknown:

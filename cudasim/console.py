@@ -30,10 +30,13 @@ def fail(msg: str) -> NoReturn:
     raise SystemExit(UNUSABLE)
 
 
-def check_out(path: str, option: str = "--out", makes_folders: bool = False) -> None:
+def check_out(path: str, option: str = "--out", makes_folders: bool = False, json_beside: bool = False) -> None:
     """Fail (one line) before any work where a command could not write the file `path` once its work is done: a
     folder, a folder that does not exist (unless the command makes it, `makes_folders`), a file where a folder
-    should be."""
+    should be; for a command that writes Markdown there and the same as JSON beside it (`json_beside`), a .json
+    name, which the JSON would overwrite."""
+    if json_beside and os.path.splitext(path)[1] == ".json":
+        fail(f"{option} {path}: the Markdown goes there and the JSON beside it, as .json: give a name ending in .md")
     if os.path.isdir(path):
         fail(f"{option} {path}: a folder; give a file to write, e.g. {os.path.join(path, 'out.md')}")
     parent = os.path.dirname(os.path.abspath(path))
