@@ -256,6 +256,32 @@ extern "C" __global__ void __launch_bounds__(256, 8) int_imad_wide(int iters, un
   STAMP_END(st)
 }
 
+// The multiply forms alone, each step one LOP3 (folding the 64-bit value's halves, so both stay live) and one
+// multiply with no addend: ptxas keeps each as one SASS instruction (with a 64-bit addend it splits the add off
+// into IADD3 + IADD3.X, as in int_imad_wide). The same LOP3 in each, so the three differ only in the multiply:
+// mul.lo.u32 -> IMAD, mul.wide.u32 -> IMAD.WIDE.U32, mul.wide.s32 -> IMAD.WIDE.
+#define XOR_MUL_CHAINS(NAME, MUL)                                                                          \
+  extern "C" __global__ void __launch_bounds__(256, 8) NAME(int iters, unsigned b, unsigned c, float* sink, \
+                                                            long long* st) {                              \
+    STAMP_BEGIN                                                                                           \
+    unsigned long long x[8];                                                                              \
+    _Pragma("unroll") for (int k = 0; k < 8; k++) x[k] = threadIdx.x + k + c;                             \
+    for (int i = 0; i < iters; i++) {                                                                     \
+      _Pragma("unroll") for (int u = 0; u < 16; u++) {                                                    \
+        _Pragma("unroll") for (int k = 0; k < 8; k++)                                                     \
+          asm volatile("{.reg .b32 lo, hi; mov.b64 {lo, hi}, %0; xor.b32 lo, lo, hi; " MUL "}"            \
+                       : "+l"(x[k]) : "r"(b));                                                            \
+      }                                                                                                   \
+    }                                                                                                     \
+    unsigned long long acc = 0;                                                                           \
+    _Pragma("unroll") for (int k = 0; k < 8; k++) acc ^= x[k];                                            \
+    if (acc == 0xdeadbeefull) sink[0] = (float)acc;                                                       \
+    STAMP_END(st)                                                                                         \
+  }
+XOR_MUL_CHAINS(int_xor_imad, "mul.lo.u32 lo, lo, %1; mov.b64 %0, {lo, hi};")
+XOR_MUL_CHAINS(int_xor_imad_wide_u32, "mul.wide.u32 %0, lo, %1;")
+XOR_MUL_CHAINS(int_xor_imad_wide, "mul.wide.s32 %0, lo, %1;")
+
 extern "C" __global__ void __launch_bounds__(256, 8) int_imad_hi(int iters, unsigned b, unsigned c, float* sink,
                                                                 long long* st) {
   STAMP_BEGIN

@@ -361,6 +361,18 @@ def m_imad_forms(b: Bench) -> None:
               f"iteration (SASS); thread-level {instr} / (event time x measured clock x SMs); "
               f"{rate / plain:.2f} x IMAD's in the same run", ms=r["ms"], iters=r["iters"], clock_mhz=r["clock_mhz"],
               registers=r["registers"])
+    plain = None  # each step one LOP3 and one multiply with no addend: nothing else in the loop (SASS)
+    for kernel, name, instr in (("int_xor_imad", "xor_imad", "IMAD"),
+                                ("int_xor_imad_wide_u32", "xor_imad_wide_u32", "IMAD.WIDE.U32"),
+                                ("int_xor_imad_wide", "xor_imad_wide", "IMAD.WIDE")):
+        r = b.throughput(kernel, args, 128, blocks, threads, 64)
+        rate = per_clk_sm(b, r["ops"], r)
+        plain = plain or rate
+        b.fig(f"{name}_per_clk_sm", rate, f"{instr}/clk/SM",
+              f"{kernel}: {blocks} blocks x 256 threads, 8 independent chains per thread, each step one LOP3.LUT and "
+              f"one {instr} (128 of each per loop iteration, SASS); thread-level {instr} / (event time x measured "
+              f"clock x SMs); {rate / plain:.2f} x the LOP3 + IMAD loop's in the same run", ms=r["ms"],
+              iters=r["iters"], clock_mhz=r["clock_mhz"], registers=r["registers"])
 
 
 def m_tensor(b: Bench) -> None:
