@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from cudasim.includes import included_files
+from cudasim.memory import reserve
 
 
 class TargetError(Exception):
@@ -369,6 +370,7 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
             count = int(m.group(2))
             if count < 1:
                 raise TargetError(f"--arg {p.name}={spec}: a buffer needs at least one element")
+            reserve(count * (dt.itemsize + 8 * (dt.kind == "f")), f"--arg {p.name}={spec}")
             rng = np.random.default_rng(len(args))
             arr = (rng.standard_normal(count).astype(dt) if dt.kind == "f" else np.zeros(count, dt))
             args.append(arr)

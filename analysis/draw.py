@@ -240,16 +240,20 @@ STYLES = tuple(SECTOR_PICTURES)
 def add_draw_arguments(p: argparse.ArgumentParser) -> None:
     """--draw STYLE (and its shorthands) for the reports that draw a warp per row; SVG pictures go to files
     (`--svg DIR`), one per picture, which the report names: an SVG document is no text to read on a terminal."""
-    p.add_argument("--draw", choices=STYLES + ("none",), default="text",
-                   help="picture of one warp per instruction (default: text; svg needs --svg DIR)")
-    p.add_argument("--mermaid", action="store_const", const="mermaid", dest="draw", help="same as --draw mermaid")
+    style = p.add_mutually_exclusive_group()
+    style.add_argument("--draw", choices=STYLES + ("none",), default=None,  # None: text (check_draw); a default
+                       # of None lets argparse refuse --draw beside --mermaid, whatever the value
+                       help="picture of one warp per instruction (default: text; svg needs --svg DIR)")
+    style.add_argument("--mermaid", action="store_const", const="mermaid", dest="draw", help="same as --draw mermaid")
     p.add_argument("--svg", metavar="DIR", dest="svg_dir",
                    help="draw the pictures as SVG files in the folder DIR (made if missing); the report names each")
 
 
 def check_draw(options: argparse.Namespace) -> str | None:
     """What is wrong with the drawing options, in one line (None: nothing): --draw svg needs the folder its files
-    go to, and JSON has no pictures to draw."""
+    go to, and JSON has no pictures to draw. Sets the default style (text)."""
+    if getattr(options, "draw", "") is None:
+        options.draw = "text"
     folder = getattr(options, "svg_dir", None)
     if folder is not None:
         if getattr(options, "json", False):

@@ -278,9 +278,15 @@ def resolve_catalog(name: str, size: int | None = None, defines: dict[str, str] 
         entry = catalog.configure(name, defines or {})
         size = size or {"sim_size": entry.sim_size, "default_size": entry.default_size}[catalog_size]
         entry.check_size(size)
+        entry.check_fits(size, gpu.memory_bytes, f"the {gpu.name}")
     except catalog.CatalogError as e:
         raise TargetError(str(e)) from None
     grid, block, shared = entry.launch(size, gpu.sms)
+    problem = gpu.launch_problem(grid, block)
+    if problem:
+        fix = "a smaller --size" if problem.startswith("grid dimension") else \
+            f"the block follows the defines ({', '.join(f'{k}={v}' for k, v in entry.defines)}): smaller ones"
+        raise TargetError(f"{name} at size {size:,}: {problem}; {fix}")
     return ResolvedLaunch(name, entry.entry, catalog.source(entry), str(entry.path), (*entry.options(), *flags),
                           _dim3(grid), _dim3(block), int(shared), gpu, size, entry, flags=tuple(flags))
 

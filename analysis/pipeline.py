@@ -49,6 +49,7 @@ from .targetargs import add_compile_args, add_launch_args, add_target_args, comp
 
 ANALYSIS_CACHE_VERSION = 2
 ALL_BLOCKS_THREADS = 1 << 16  # simulate every block when the launch has at most this many threads
+ALL_BLOCKS_WARPS = 1 << 24  # --all-blocks beyond this many warps is refused: a minute of CPU per 2^24 warps at best
 INTERIOR_SAMPLES = 2  # interior blocks sampled per grid dimension
 
 
@@ -104,6 +105,11 @@ def plan_blocks(grid: Dim3, threads_per_block: int, all_blocks: bool = False,
     interior blocks alike. Returns (None, {}) for "all blocks".
     """
     total = grid[0] * grid[1] * grid[2]
+    warps = total * -(-threads_per_block // 32)
+    if all_blocks and warps > ALL_BLOCKS_WARPS:
+        raise TargetError(f"--all-blocks: the launch has {warps:,} warps, past the {ALL_BLOCKS_WARPS:,} the simulator "
+                          f"runs whole (hours of CPU, memory for every block's trace); leave out --all-blocks to "
+                          f"simulate a sample of blocks, scaled to the grid")
     if all_blocks or total * threads_per_block <= ALL_BLOCKS_THREADS:
         return None, {}
     return _picks(grid, interior)

@@ -480,8 +480,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--budget", type=float, default=60.0, help="seconds allowed for predictions not committed")
     p.add_argument("--measure", action="store_true", help="on a GPU machine: run kernels.bench and ncu first")
     a = p.parse_args(argv)
-    if a.budget < 0:
-        fail(f"--budget {a.budget}: a number of seconds, 0 or more")
+    if not 0 <= a.budget < float("inf"):
+        fail(f"--budget {a.budget}: a number of seconds, 0 or more (and finite)")
+    if "--measured" in (argv if argv is not None else sys.argv[1:]) and not a.measured:
+        fail("--measured: give the results files after it (kernels.bench, ncu or timing JSON; compare Markdown)")
     out = Path(a.out)
     if out.suffix != ".html":  # the Markdown goes beside it, as .md: any other name could be overwritten by it
         fail(f"--out {a.out}: the page is HTML and the Markdown is written beside it as .md; give a name ending in "

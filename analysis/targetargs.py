@@ -34,7 +34,7 @@ def add_target_args(p: argparse.ArgumentParser) -> None:
     """The TARGET and the options every model's command takes."""
     add_launch_args(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
-    p.add_argument("--all-blocks", action="store_true", help="simulate every block however many there are")
+    p.add_argument("--all-blocks", action="store_true", help="simulate every block, not a sample scaled to the grid (up to 16,777,216 warps)")
     p.add_argument("--no-cache", action="store_true", help="ignore the on-disk result cache")
 
 

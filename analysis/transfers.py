@@ -65,6 +65,9 @@ def link_rates(gpu: GPU, pinned: bool) -> tuple[float, float]:
                          f"measure them with python -m kernels.microbench") from None
 
 
+MAX_CHUNKS = 1024
+
+
 def kernel_ms(elements: int, timing_file: Path = TIMING) -> tuple[float, str]:
     """The kernel's predicted time (ms) for a chunk of `elements`, and where it comes from:
     the committed prediction at its size, its work scaled by elements, launch overhead whole."""
@@ -120,12 +123,18 @@ def predict(name: str = "vector_add_streams", size: int | None = None, chunks: i
         raise ValueError(f"{name} is not a host pipeline (one of {', '.join(PIPELINES)})")
     gpu = gpu or get_gpu()
     size = size or k.default_size
+    k.check_size(size)
+    k.check_fits(size, gpu.memory_bytes, f"the {gpu.name}")
     streams = k.pipeline == "streams"
     chunks = chunks if chunks is not None else (8 if streams else 1)
     pinned = k.pipeline != "pageable"
     rates = link_rates(gpu, pinned)
     per = -(-size // max(chunks, 1))
     per += (-per) % 4
+    if -(-size // per) < chunks:
+        raise ValueError(f"--chunks {chunks} with --size {size:,}: a chunk is a whole multiple of 4 floats (16-byte "
+                         f"aligned for float4), so {size:,} float(s) make {-(-size // per)} chunk(s); fewer chunks or "
+                         f"a larger --size")
     kms, ksrc = kernel_ms(per, timing_file)
     full_kms, _ = kernel_ms(size, timing_file)
     g, ops = build(size, chunks, kms)
@@ -245,8 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measured", help=f"kernels.bench results to compare with (default: {BENCH})")
     p.add_argument("--json", action="store_true", help="print the prediction and comparison as JSON")
     a = p.parse_args(argv)
-    if a.chunks is not None and a.chunks < 1:
-        fail(f"--chunks {a.chunks}: at least 1")
+    if a.chunks is not None and not 1 <= a.chunks <= MAX_CHUNKS:
+        fail(f"--chunks {a.chunks}: 1 to {MAX_CHUNKS:,} (one stream each; the schedule of copies that share the "
+             f"link takes time as the square of the chunks)")
     if a.size is not None and a.size < 1:
         fail(f"--size {a.size}: a number of floats, at least 1")
     if a.measured and not Path(a.measured).is_file():

@@ -198,17 +198,9 @@ class Function:
         """Raise LaunchError for a launch the driver would refuse, naming the limit."""
         gpu = self.gpu
         threads = block[0] * block[1] * block[2]
-        if min(block) < 1 or min(grid) < 1:
-            raise LaunchError(f"grid {grid} and block {block} must be at least 1 in every dimension")
-        if threads > gpu.max_threads_per_block:
-            raise LaunchError(f"block {block} has {threads} threads; a block may have at most "
-                              f"{gpu.max_threads_per_block}")
-        for i, (v, lim) in enumerate(zip(block, gpu.max_block_dims)):
-            if v > lim:
-                raise LaunchError(f"block dimension {'xyz'[i]} = {v} exceeds the limit {lim}")
-        for i, (v, lim) in enumerate(zip(grid, gpu.max_grid_dims)):
-            if v > lim:
-                raise LaunchError(f"grid dimension {'xyz'[i]} = {v} exceeds the limit {lim}")
+        problem = gpu.launch_problem(grid, block)
+        if problem:
+            raise LaunchError(problem)
         req = self.fn.directives.get("reqntid")
         if req and tuple(req) + (1,) * (3 - len(req)) != block:
             raise LaunchError(f"the kernel requires blocks of {req} threads (__launch_bounds__ / .reqntid), got {block}")

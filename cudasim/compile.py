@@ -311,6 +311,12 @@ def _line(file: str, line: int, source: str, filename: str) -> str:
 
 
 def _first_error(log: str, filename: str) -> str:
+    m = re.search(r"Entry function '([^']+)' uses too much shared data \((0x[0-9a-f]+) bytes, (0x[0-9a-f]+) max\)", log)
+    if m:
+        need, limit = int(m.group(2), 16), int(m.group(3), 16)
+        return (f"{filename}: {m.group(1)} declares {need:,} bytes of static shared memory a block, past the "
+                f"{limit:,} a block may declare statically (ptxas): smaller __shared__ arrays (a smaller tile), or "
+                f"dynamic shared memory (extern __shared__) with the opt-in for more")
     errors = [line for line in log.splitlines() if "error" in line]
     return f"{filename}: {errors[0].strip() if errors else 'compilation failed'}"
 

@@ -38,6 +38,8 @@ __all__ = ["Program", "Finding", "FUSE", "MAX_STEPS"]
 _NORMAL, _BRA, _EXIT, _CALL, _RET = 0, 1, 2, 3, 4
 _RETURN = -2  # the reconvergence pc of a call's frame: it ends when its lanes have returned
 MAX_STEPS = 1_000_000_000  # warp instructions one launch may simulate unless told otherwise (max_steps)
+_NARROW = 128  # an instruction run for fewer warps at once counts as this many against max_steps: its cost to
+# simulate has that floor, so a one-warp endless loop stops in seconds, not in the hour 10^9 steps of it take
 _POLL = 1 << 16  # warp instructions between two looks at the clock, within a time_limit
 _DEADLINE: list[tuple[float, float, str]] = []  # (perf_counter deadline, seconds, what is limited): time_limit's
 
@@ -185,19 +187,19 @@ class Program:
         stack = [Entry(0, Mask.of(b.valid), EXIT)]
         b.stack = stack
         regs = b.regs
-        ti = wi = 0
+        ti = wi = ci = 0  # thread and warp instructions; ci: steps counted against the limit (_NARROW)
         W = b.L // 32
         counts = stats["pc_runs"]  # warps entering each straight-line run or control instruction, by its pc
         watch = b.profiled  # [(batch block index, path)] for the blocks whose warps are followed
-        limit = stats["max_steps"] - stats["warp_instructions"]
+        limit = stats["max_steps"] - stats["steps"]
         look = min(_POLL, limit) if _DEADLINE else limit  # the next step count to look at the limits at
         while stack:
             e = stack[-1]
-            if wi > look:
-                if wi > limit:
+            if ci > look:
+                if ci > limit:
                     self._runaway(b, e, stats["max_steps"])
                 _past_time_limit(self.fn.body[min(max(e.pc, 0), n - 1)])  # a block that runs long
-                look = min(wi + _POLL, limit)
+                look = min(ci + _POLL, limit)
             pc = e.pc
             m = e.m
             reconv = e.reconv
@@ -220,6 +222,7 @@ class Program:
                     _follow(watch, m, b.lpb, pc)
                 ti += cnt * k
                 wi += wc * k
+                ci += (wc if wc > _NARROW else _NARROW) * k
                 for op, g, neg in steps:
                     if g is None:
                         op(b, m)
@@ -236,6 +239,7 @@ class Program:
                 continue
             ti += cnt
             wi += wc
+            ci += wc if wc > _NARROW else _NARROW
             counts[pc] = counts.get(pc, 0) + wc
             if watch:
                 _follow(watch, m, b.lpb, pc)
@@ -283,6 +287,7 @@ class Program:
                     self._kill(b, stack, dead)
         stats["thread_instructions"] += ti
         stats["warp_instructions"] += wi
+        stats["steps"] += ci
 
     def pc_counts(self, run_counts: dict[int, int]) -> np.ndarray:
         """(n,) int64 warp instructions executed at each pc (a guarded-off instruction still issues),
@@ -303,7 +308,8 @@ class Program:
         t, blk = lane % b.lpb, int(b.block_ids[lane // b.lpb])
         bx, by, _ = b.block
         gx, gy, _ = b.grid
-        raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions: an endless loop? "
+        raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction run by fewer "
+                      f"than {_NARROW} warps at once counts as {_NARROW}, its cost to simulate): an endless loop? "
                       f"{e.m.count:,} threads were at {ins.where()} (`{ins.text}`), first thread "
                       f"({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},{blk // (gx * gy)})"
                       f"; a kernel that needs more takes a higher limit (max_steps=, --max-steps)")
@@ -325,12 +331,14 @@ class Program:
         {block: [(pc of a run or control instruction, bit mask of the warps entering it), ...]})."""
         gx, gy, gz = grid
         total = gx * gy * gz
-        ids = np.arange(total, dtype=np.int64) if run_blocks is None else np.unique(np.asarray(run_blocks, np.int64))
-        if len(ids) and (ids.min() < 0 or ids.max() >= total):
+        ids = None if run_blocks is None else np.unique(np.asarray(run_blocks, np.int64))  # None: all, made a batch
+        # at a time (a 2^31-block grid's ids alone would be 16 GiB)
+        if ids is not None and len(ids) and (ids.min() < 0 or ids.max() >= total):
             raise LaunchError(f"run_blocks names block {int(ids.max())}, but the grid has {total} blocks")
-        traced = None
-        if trace:
-            traced = ids if trace_blocks is None else np.unique(np.asarray(trace_blocks, np.int64))
+        n_run = total if ids is None else len(ids)
+        traced = None  # None with trace: every block run is traced
+        if trace and trace_blocks is not None:
+            traced = np.unique(np.asarray(trace_blocks, np.int64))
         threads = block[0] * block[1] * block[2]
         lpb = (threads + 31) // 32 * 32
         shared_size = self.layout.shared_size(dynamic_shared)
@@ -340,18 +348,20 @@ class Program:
         self.hazards.start_launch()
         chk = self.checker
         if chk is not None:
-            chk.start_launch(self.gmem, grid, block, lpb, len(ids))
-        stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(len(ids)),
-                 "blocks_total": int(total), "pc_runs": {}, "max_steps": int(max_steps)}
+            chk.start_launch(self.gmem, grid, block, lpb, n_run)
+        stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(n_run),
+                 "blocks_total": int(total), "pc_runs": {}, "max_steps": int(max_steps), "steps": 0}
         follow = set() if follow_blocks is None else {int(x) for x in follow_blocks}
         followed: dict[int, list[tuple[int, int]]] = {}
         t0 = time.perf_counter()
         with np.errstate(all="ignore"):
-            for s in range(0, len(ids), per_batch):
-                chunk = ids[s:s + per_batch]
+            for s in range(0, n_run, per_batch):
+                chunk = np.arange(s, min(s + per_batch, total), dtype=np.int64) if ids is None else ids[s:s + per_batch]
                 b = new_batch(self.reg_types, chunk, grid, block, params, self.gmem, shared_size, self.local_size,
                               dynamic_shared)
-                if traced is not None:
+                if trace and traced is None:
+                    b.traced_warps = np.ones(len(chunk) * (lpb // 32), dtype=bool)
+                elif traced is not None:
                     tw = np.isin(chunk, traced)
                     b.traced_warps = np.repeat(tw, lpb // 32) if tw.any() else None
                 self.hazards.start_batch(b, check and chk is None and bool(self.static_shared or dynamic_shared))

@@ -57,6 +57,7 @@ class GPU:
     bus_bits: int
     dram_gbps: float
     l2_bytes: int
+    memory_bytes: int  # device memory: what the arrays of one launch must fit in
     fp32_tflops: float
     fp64_tflops: float
     fp16_tensor_tflops: float
@@ -79,6 +80,19 @@ class GPU:
     def arch(self) -> str:
         """The compiler's target for this chip: compute capability 9.0 -> "sm_90"."""
         return "sm_" + self.cc.replace(".", "")
+
+    def launch_problem(self, grid: tuple[int, int, int], block: tuple[int, int, int]) -> str | None:
+        """Why the driver would refuse a launch of these dimensions on this chip, or None."""
+        threads = block[0] * block[1] * block[2]
+        if min(block) < 1 or min(grid) < 1:
+            return f"grid {grid} and block {block} must be at least 1 in every dimension"
+        if threads > self.max_threads_per_block:
+            return f"block {block} has {threads} threads; a block may have at most {self.max_threads_per_block}"
+        for what, dims, limits in (("block", block, self.max_block_dims), ("grid", grid, self.max_grid_dims)):
+            for i, (v, lim) in enumerate(zip(dims, limits)):
+                if v > lim:
+                    return f"{what} dimension {'xyz'[i]} = {v:,} exceeds the limit {lim:,}"
+        return None
 
     @property
     def carveouts(self) -> tuple[int, ...]:

@@ -27,6 +27,26 @@ HEAP_BASE = 1 << 40
 ALIGN = 256
 
 
+def host_free_bytes() -> int | None:
+    """Memory this machine can still give (Linux's MemAvailable), or None where it does not say."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def reserve(nbytes: int, what: str) -> None:
+    """MemoryError (one line: what needs how much, and what is free) before making arrays this machine cannot
+    hold: past its free memory the kernel's out-of-memory killer ends the process without a word."""
+    free = host_free_bytes()
+    if free is not None and nbytes > free:
+        raise MemoryError(f"{what}: {nbytes / 2**30:,.1f} GiB needed, {free / 2**30:,.1f} GiB free on this machine")
+
+
 @dataclass
 class Allocation:
     base: int

@@ -43,7 +43,7 @@ def compile_request(req: dict) -> dict:
             _ok(lib.nvrtcAddNameExpression(prog, e.encode()), "nvrtcAddNameExpression")
         opts = [o.encode() for o in req["options"]]
         status = lib.nvrtcCompileProgram(prog, len(opts), (ctypes.c_char_p * len(opts))(*opts))
-        log = _text(lib, prog, "nvrtcGetProgramLogSize", "nvrtcGetProgramLog").rstrip(b"\0").decode(errors="replace")
+        log = _text(lib, prog, "nvrtcGetProgramLogSize", "nvrtcGetProgramLog").replace(b"\0", b"").decode(errors="replace")
         if status != 0:
             return {"ok": False, "log": log}
         lowered = {}

@@ -25,6 +25,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 HERE = Path(__file__).parent
+INT_MAX = 2**31 - 1  # the catalog's kernels index with int: no array may have more elements
+_SHAPES = {"vector_add": "vector", "transpose": "matrix", "sgemm": "matrix", "dgemm": "matrix"}  # arrays' shapes
 
 
 class CatalogError(LookupError, ValueError):
@@ -73,9 +75,42 @@ class Kernel:
                 else self.multiple
             raise CatalogError(f"{self.name}: size {size} is not allowed: {self.constraint or 'positive'}; "
                                f"try {ok}")
+        if self.elements(size) is not None and self.elements(size) > INT_MAX:
+            top = INT_MAX if self.family == "vector_add" else math.isqrt(INT_MAX)
+            top -= top % self.multiple
+            raise CatalogError(f"{self.name}: size {size} makes arrays of {self.elements(size):,} elements, past the "
+                               f"{INT_MAX:,} its int indices reach (they would wrap); the largest size is {top:,}")
+
+    def elements(self, size: int) -> int | None:
+        """Elements of each array at `size`: n for a vector, n x n for a matrix; None for a family whose arrays
+        follow no such rule (the corpus's)."""
+        if self.family not in _SHAPES:
+            return None
+        return int(size) if _SHAPES[self.family] == "vector" else int(size) ** 2
+
+    def array_bytes(self, size: int) -> int | None:
+        """Bytes of all the kernel's arrays at `size` (what the launch must hold in memory); None where unknown."""
+        if self.elements(size) is None:
+            return None
+        small = self.inputs(self.multiple, np.random.default_rng(0))
+        per = sum(v.nbytes for v in small.values() if isinstance(v, np.ndarray) and v.ndim)
+        return per * self.elements(size) // self.elements(self.multiple)
+
+    def check_fits(self, size: int, memory_bytes: int, where: str) -> None:
+        """CatalogError where the arrays at `size` do not fit in `memory_bytes` (`where`: whose memory)."""
+        need = self.array_bytes(size)
+        if need is not None and need > memory_bytes:
+            top = self.multiple
+            while self.array_bytes(top * 2) <= memory_bytes:
+                top *= 2
+            raise CatalogError(f"{self.name}: size {size:,} needs {need / 2**30:,.1f} GiB of arrays, more than "
+                               f"{where}'s {memory_bytes / 2**30:,.1f} GiB; a smaller --size ({top:,} fits)")
 
     def make_inputs(self, size: int, seed: int = 0) -> dict:
+        from cudasim.memory import reserve
         self.check_size(size)
+        if self.elements(size) is not None:
+            reserve(self.array_bytes(size) + 8 * self.elements(size), f"the arrays of {self.name} at size {size:,}")
         return self.inputs(size, np.random.default_rng(seed))
 
     def options(self) -> list[str]:

@@ -65,6 +65,12 @@ def files(tmp_path_factory) -> Path:
     (d / "dup.cu").write_text(DUP_CU)
     (d / "floats.cu").write_text(FLOATS_CU)
     (d / "empty.cu").write_text("// no kernel here\n")
+    (d / "bigshared.cu").write_text('extern "C" __global__ void big(float *a) {\n'
+                                    '    __shared__ float s[1 << 20];\n'
+                                    '    s[threadIdx.x] = a[threadIdx.x];\n'
+                                    '    __syncthreads();\n'
+                                    '    a[threadIdx.x] = s[(threadIdx.x + 1) % 32];\n'
+                                    '}\n')
     (d / "garbage.cu").write_bytes(bytes([0x2d, 0x1f, 0x92, 0xbe, 0x34, 0x18, 0x5c, 0x82]))
     np.savez(d / "arr.npz", a=np.zeros(8, np.float32))
     (d / "headers").mkdir()
@@ -214,6 +220,22 @@ NO_COMPILE = [
     ("corpus.compare", ["--kernels", "stencil1d", "--out", "{d}/x.json"], "give a name ending in .md"),
     ("cudasim.check", ["tests/"], "a folder, not a kernel"),
     ("cudasim.check", ["transpose_tiled", "--limit", "0"], "--limit and --timeout must be positive"),
+    # sizes past what the kernel's int indices, the device or this machine can hold; launches the driver refuses
+    ("analysis.timing", ["vector_add_single", "--size", "100000000000"],
+     "makes arrays of 100,000,000,000 elements, past the 2,147,483,647 its int indices reach"),
+    ("analysis.occupancy", ["transpose_tiled", "--size", "3000000"], "the largest size is 46,340"),
+    ("analysis.timing", ["vector_add_single", "--size", "2147483647", "--gpu", "RTX4060Ti"],
+     "needs 24.0 GiB of arrays, more than the NVIDIA GeForce RTX 4060 Ti's 8.0 GiB"),
+    ("kernels.run", ["vector_add_single", "--backend", "sim", "--size", "3000000000"], "its int indices reach"),
+    ("analysis.coalescing", ["transpose_tiled", "--define", "TILE=4096"],
+     "block (4096, 8, 1) has 32768 threads; a block may have at most 1024; the block follows the defines"),
+    ("analysis.transfers", ["--size", "3", "--chunks", "8"], "3 float(s) make 1 chunk(s)"),
+    ("analysis.transfers", ["--chunks", "8000"], "--chunks 8000: 1 to 1,024"),
+    ("analysis.transfers", ["--size", "100000000000"], "its int indices reach"),
+    ("analysis.occupancy", ["transpose_tiled", "--regs", "0"], "--regs 0: a thread has at least 1 register"),
+    ("analysis.report", ["--budget", "nan"], "--budget nan"),
+    ("analysis.report", ["--measured", "--out", "{d}/r.html"], "--measured: give the results files after it"),
+    ("analysis.banks", ["transpose_tiled", "--mermaid", "--draw", "text"], "not allowed with argument --mermaid"),
 ]
 
 
@@ -256,6 +278,11 @@ def test_file_inputs_of_one_compile(capsys, files):
         ([f"{files}/dup.cu::dupk", *launch], "dupk is overloaded (dupk(float*), dupk(int*)), and the command line "
                                              "cannot tell overloads apart"),
         ([f"{files}/dup.cu::_Z4dupkPi", *launch], "a mangled name of dupk(int*), one of the overloads of dupk"),
+        ([ok, "--grid", "2147483647", "--block", "1", "--arg", "n=32", "--all-blocks"],
+         "--all-blocks: the launch has 2,147,483,647 warps, past the 16,777,216"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[100000000000000]"], "out of memory (--arg a=float32["),
+        ([f"{files}/bigshared.cu::big", *launch], "big declares 4,194,304 bytes of static shared memory a block, past "
+                                                  "the 49,152 a block may declare statically"),
     ]
     for argv, phrase in cases:
         assert_one_line(*run_in_process(capsys, "analysis.coalescing", *argv), phrase)

@@ -184,3 +184,41 @@ def test_grow_refuses_what_is_not_an_unsized_buffer():
     fault = MemoryFault("x", space="global", kind="out-of-bounds", address=1, size=4, lowest=0, reach=8)
     fault.argument, fault.argument_reach = 0, 8
     assert launch.grow(fault) is False
+
+
+def test_one_warp_spinning_stops_at_the_default_limit_in_seconds(tmp_path):
+    """One warp spinning: at 10^9 warp instructions counted one by one it ran over 15 minutes; an instruction run
+    for few warps counts as 128 (its cost to simulate), so the default limit stops it in seconds, naming the line."""
+    need_nvrtc()
+    import numpy as np
+    from cudasim import Runaway, SourceModule
+    from cudasim.execute import MAX_STEPS
+    f = SourceModule(SPIN_CU, no_extern_c=True).get_function("spin")
+    t0 = time.monotonic()
+    with pytest.raises(Runaway) as e:
+        f(np.zeros(32, np.int32), np.int32(1), block=(32, 1, 1), grid=(1, 1))
+    assert time.monotonic() - t0 < 90
+    assert f"limit of {MAX_STEPS:,} warp instructions" in str(e.value) and ":3 (" in str(e.value)
+
+
+def test_a_grid_of_2_31_blocks_is_run_without_a_list_of_its_blocks():
+    """A 2^31 - 1 block grid: its block ids are made a batch at a time (a list of them all is 16 GiB), so the
+    step limit, not memory, ends it."""
+    need_nvrtc()
+    import numpy as np
+    from cudasim import Runaway, SourceModule
+    f = SourceModule(VADD_CU, no_extern_c=True).get_function("vadd")
+    a = np.zeros(64, np.float32)
+    with pytest.raises(Runaway):
+        f(a, a, a.copy(), np.int32(0), block=(1, 1, 1), grid=(2**31 - 1, 1), max_steps=10**6)
+
+
+def test_all_blocks_past_the_bound_is_refused_in_one_line(tmp_path):
+    need_nvrtc()
+    src = tmp_path / "vadd.cu"
+    src.write_text(VADD_CU)
+    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::vadd", "--grid", "2147483647",
+                        "--block", "1", "--arg", "n=32", "--all-blocks"], cwd=ROOT, env=ENV, capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert "--all-blocks: the launch has 2,147,483,647 warps" in r.stderr and "leave out --all-blocks" in r.stderr

@@ -331,9 +331,11 @@ def analyze(launch: Any, resources: Any, options: argparse.Namespace | None = No
     bytes (--regs, --smem) and drop the opt-in (--no-optin)."""
     options = options or argparse.Namespace(regs=None, smem=None, no_optin=False)  # as compiled, opted in
     regs, smem_static = options.regs, options.smem
-    if regs is not None and regs < 0 or smem_static is not None and smem_static < 0:
-        raise ValueError("--regs and --smem must be >= 0")
     gpu = launch.gpu
+    if regs is not None and regs < 1:  # past the GPU's limit is the driver's refusal, reported as such
+        raise ValueError(f"--regs {regs}: a thread has at least 1 register")
+    if smem_static is not None and smem_static < 0:
+        raise ValueError(f"--smem {smem_static}: static shared bytes per block, 0 or more")
     r = resources.registers if regs is None else regs
     s = resources.shared_bytes if smem_static is None else smem_static
     threads = launch.threads_per_block
