@@ -535,6 +535,13 @@ extern "C" __global__ void atomic_global_same(unsigned* a, int iters, unsigned i
   for (int i = 0; i < iters; i++) atomicAdd(a, inc);
 }
 
+// One global atomic per block, by its thread 0 as the block ends (a block's total added to a grid-wide count, as
+// cuDF's valid_if and many reductions end): words = 0 sends none (the blocks' own pace), 1 sends every block's to
+// one word, more spread them a word per 128-B line over that many lines.
+extern "C" __global__ void block_tail_atomic(unsigned* counts, unsigned words) {
+  if (words && threadIdx.x == 0) atomicAdd(counts + 32 * (blockIdx.x % words), 1u);
+}
+
 #define ATOMIC_SHARED(NAME, INDEX, INC)                                                  \
   extern "C" __global__ void __launch_bounds__(1024, 2) NAME(unsigned* out, int iters, unsigned inc) { \
     __shared__ unsigned s[1024];                                                         \

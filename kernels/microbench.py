@@ -67,7 +67,8 @@ SOURCE = Path(__file__).with_name("microbench.cu")
 CHASE_BYTES = {"l1": 32 << 10, "l2": 8 << 20, "dram": 256 << 20}  # pointer-chase regions per level
 GROUPS = ["clock", "dram", "l2", "smem", "compute", "tensor", "latency", "atomics", "launch", "hostlink",
           "deplat", "inflight", "smem_atomics", "barrier", "deplat2", "blocks", "event_overhead", "l2_rates",
-          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns", "residency", "l1_capacity", "imad_forms"]
+          "atomic_patterns", "grid2d", "deplat_cvt", "l1_patterns", "residency", "l1_capacity", "imad_forms",
+          "atomic_tail"]
 FFMA_ARGS = (np.float32(0.9999), np.float32(1e-4))  # b < 1, c > 0: fp32_ffma's x stays positive
 PROTOCOL = ("CUDA events around each launch (kernels.gpu._events_ms): warm-up launches, then repeats, "
             "median; default clocks, nothing locked; kernels from NVRTC's cubin for the device (kernels.gpu.module)")
@@ -373,6 +374,38 @@ def m_imad_forms(b: Bench) -> None:
               f"one {instr} (128 of each per loop iteration, SASS); thread-level {instr} / (event time x measured "
               f"clock x SMs); {rate / plain:.2f} x the LOP3 + IMAD loop's in the same run", ms=r["ms"],
               iters=r["iters"], clock_mhz=r["clock_mhz"], registers=r["registers"])
+
+
+ATOMIC_TAIL_WORDS = (0, 1, 4096)
+
+
+def m_atomic_tail(b: Bench) -> None:
+    """One global atomic per block from its thread 0 at the block's end (block_tail_atomic), over a grid of many
+    short blocks: the time per block with none, with all on one word, with each block's on one of 4,096 lines.
+    The one-word time per block is what a grid-wide count costs when the atomics come from every SM in turn rather
+    than from one warp's loop (atomic_global_same)."""
+    cuda = b.cuda
+    blocks = 1 << (15 if b.quick else 19)
+    counts = cuda.mem_alloc(4 * 32 * max(ATOMIC_TAIL_WORDS))
+    fn = b.f("block_tail_atomic")
+    for threads in (256, 32):
+        for words in ATOMIC_TAIL_WORDS:
+            def run(i, words=words, threads=threads):
+                fn(counts, np.uint32(words), block=(threads, 1, 1), grid=(blocks, 1))
+
+            cuda.memset_d32(counts, 0, 32 * max(ATOMIC_TAIL_WORDS))
+            run(0)
+            got = np.empty(32 * max(ATOMIC_TAIL_WORDS), np.uint32)
+            cuda.memcpy_dtoh(got, counts)
+            ok = int(got.sum(dtype=np.uint64)) == (blocks if words else 0)
+            ms = b.time(run)
+            what = ("no atomic" if not words else "every block's atomic on one word" if words == 1 else
+                    f"each block's atomic on one of {words:,} words, a 128-B line each")
+            b.fig(f"atomic_tail_{threads}_{words}", ms * 1e6 / blocks, "ns/block",
+                  f"block_tail_atomic: {blocks:,} blocks of {threads} threads, thread 0 of each atomicAdd(count, 1) "
+                  f"(REDG.E.ADD), {what}; event time / blocks (the whole GPU); checked (the counts' sum)",
+                  ms=ms, blocks=blocks, threads=threads, words=words, verified=ok)
+    counts.free()
 
 
 def m_tensor(b: Bench) -> None:
@@ -1392,7 +1425,7 @@ MEASURES = {"clock": m_clock, "dram": m_dram, "l2": m_l2, "smem": m_smem, "compu
             "deplat2": m_deplat2, "blocks": m_blocks, "event_overhead": m_event_overhead, "l2_rates": m_l2_rates,
             "atomic_patterns": m_atomic_patterns, "grid2d": m_grid2d, "deplat_cvt": m_deplat_cvt,
             "l1_patterns": m_l1_patterns, "residency": m_residency, "l1_capacity": m_l1_capacity,
-            "imad_forms": m_imad_forms}
+            "imad_forms": m_imad_forms, "atomic_tail": m_atomic_tail}
 
 
 # ------------------------------------------------------------------------------------------------
