@@ -6,7 +6,7 @@ further, address arithmetic folded. The timing model needs the SASS instructions
 issues, in order, so this module replays each simulated warp's PTX path on the SASS graph:
 
 * anchors: what ptxas keeps whatever it does to a block: floating-point operations, bytes
-  loaded or stored per lane, barriers, and a loop's back branch, by source line. Each SASS
+  loaded or stored per lane, atomics, barriers, and a loop's back branch, by source line. Each SASS
   block is matched to the PTX block at its loop depth (or one deeper: the remainder code of
   a loop ptxas unrolled) whose anchors it repeats a whole number of times U on the most lines
   (U > 1: ptxas unrolled that loop by U). Predicated SASS is left out of its block's anchors:
@@ -36,6 +36,10 @@ from .sass import Listing, SassInstruction
 _TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 _FP = {"FFMA", "FADD", "FMUL", "DFMA", "DADD", "DMUL"}
 _ENDS = {"BRA", "EXIT", "RET", "BRX", "JMP", "JMX"}
+# global and generic atomics are anchors too, one per warp instruction (a block of lane 0's atomicAdd after the
+# other lanes' EXIT had none: the walk ended at the EXIT); shared ones and compare-and-swap are not: ptxas makes
+# a shared float atomicAdd a CAS loop it repeats until it holds
+_ATOMIC = {"ATOM", "ATOMG", "RED", "REDG"}
 _PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
 # floating-point SASS instructions (FFMA, DFMA, DMUL, ...) in ptxas's inline fast path for one PTX
 # instruction that PTX counts as none: IEEE division, square root and reciprocal become Newton
@@ -174,6 +178,8 @@ def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple, 
         elif x.base in ("ld", "st") and not x.has("param", "const"):
             vec = next((int(m[1]) for m in x.mods if m in ("v2", "v4", "v8")), 1)
             add((x.line, 0), "local" if x.has("local") else "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
+        elif x.base in ("atom", "red") and not x.has("cas", "shared"):
+            add((x.line, 0), "atom", 1)
         elif x.base in ("bar", "barrier"):
             add(_ptx_where(x), "bar", 1)
         elif x.base == "bra" and x.guard is not None and labels.get(x.operands[0].name, pc + 1) <= pc:
@@ -193,6 +199,8 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
             key, units = (_sass_where(x), "fp"), 1
         elif x.memory:
             key, units = ((x.placed[1], 0), "local" if x.memory[0] == "local" else "mem"), x.width
+        elif x.op in _ATOMIC and not {"CAS", "CAST"} & set(x.mods):
+            key, units = ((x.placed[1], 0), "atom"), 1
         elif x.op == "BAR":
             key, units = (_sass_where(x), "bar"), 1
         elif x.op == "BRA" and x.guard and (t := _TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
@@ -207,7 +215,7 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
 
 # local memory is its own kind: a line's global accesses are not the stack traffic of a sine's slow
 # argument reduction on the same line, nor ptxas's spills
-_KIND_ORDER = {"fp": 3, "mem": 2, "local": 2, "bar": 1, "loop": 0, "div": -1}
+_KIND_ORDER = {"fp": 3, "mem": 2, "local": 2, "atom": 2, "bar": 1, "loop": 0, "div": -1}
 
 
 def key_anchor(anchors: dict[tuple, int]) -> tuple[tuple | None, int]:

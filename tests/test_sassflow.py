@@ -90,3 +90,12 @@ def test_a_loop_whose_trips_do_less_than_the_ptx_runs_once_per_iteration(m):
     for c in _walk("powlog", indices=True, m=m, g=2.0):
         assert max(c.values()) == m
 
+
+
+def test_an_atomic_after_the_other_lanes_exit_is_issued():
+    """Thread 0's atomicAdd after a barrier: ptxas ends the other threads at a predicated EXIT before it. The
+    atomic is an anchor, so warp 0's walk goes on past that EXIT to the RED (it ended there, and cuDF's
+    valid_if had no atomics to time); warp 1 issues none."""
+    w0, w1 = _walk("tail_count", k=4)
+    assert w0["REDG"] == 1 and w1["REDG"] == 0
+    assert w0["SHFL"] == w1["SHFL"] == 5

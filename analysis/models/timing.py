@@ -35,7 +35,7 @@ from .. import atomics, memaccess, sassflow, sassops, smsim, traffic
 from ..common import MADE_UP, WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
-RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm", "imad_hi_per_clk_sm",
+RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm", "imad_wide_per_clk_sm",
          "mufu_per_clk_sm", "tf32_mma_flop_per_clk_sm", "fp64_mma_flop_per_clk_sm",
          "fp32_latency", "imad_latency", "alu_latency", "fp64_latency", "xu_latency", "hmma_latency", "dmma_latency",
          "shfl_latency", "atoms_latency", "barrier_latency", "uniform_latency", "const_latency", "sreg_latency",
@@ -70,7 +70,7 @@ def rates(gpu) -> dict[str, float]:
     per_sched = 4.0 * 32  # a warp instruction is 32 lanes; a rate per SM is four schedulers' worth
     r.update(fp32_interval=per_sched / r["fp32_per_clk_sm"], imad_interval=per_sched / r["int_per_clk_sm"],
              alu_interval=per_sched / r["int_per_clk_sm"], fp64_interval=per_sched / r["fp64_per_clk_sm"],
-             imad_hi_interval=per_sched / r["imad_hi_per_clk_sm"],
+             imad_wide_interval=per_sched / r["imad_wide_per_clk_sm"],
              xu_interval=per_sched / r["mufu_per_clk_sm"], uniform_interval=1.0, branch_interval=1.0,
              hmma_interval=4.0 * 1024 / r["tf32_mma_flop_per_clk_sm"],  # HMMA.1684: m16n8k4, 1024 FLOP
              dmma_interval=4.0 * 512 / r["fp64_mma_flop_per_clk_sm"])  # DMMA.8x8x4: 512 FLOP

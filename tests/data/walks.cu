@@ -93,3 +93,12 @@ extern "C" __global__ void scatter16(unsigned short* out, int stride, int rmw) {
     if (rmw) v += out[t * stride];
     out[t * stride] = v;
 }
+
+// a warp's total added to a grid-wide count by its thread 0 after a barrier, as cuDF's valid_if ends: ptxas
+// exits the other threads (@P0 EXIT), then lane 0 issues the RED, with no other work after the barrier
+extern "C" __global__ void tail_count(float* out, const float* a, int k) {
+    int v = __float_as_int(a[threadIdx.x]) & k;
+    for (int o = 16; o > 0; o /= 2) v += __shfl_down_sync(0xffffffffu, v, o);
+    __syncthreads();
+    if (threadIdx.x == 0) atomicAdd((int*)out, v);
+}
