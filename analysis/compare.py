@@ -92,6 +92,8 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
             continue
         for metric in (m.name for m in registry.metrics(predicted_only=True)):
             pred, meas = p["metrics"].get(metric), m["metrics"].get(metric)
+            if pred is None and meas is None:  # neither side has it (the time: compared apart, below)
+                continue
             status, err = judge(metric, pred, meas)
             rows.append({"kernel": name, "size": m["size"], "metric": metric, "predicted": pred, "measured": meas,
                          "error": err, "status": status, "provenance": p["provenance"]})
