@@ -147,29 +147,30 @@ class ResolvedLaunch:
         specs = dict(self.arg_specs)
         return [p.name for p in self.signature() if p.pointer and p.name not in specs]
 
-    def grow(self, fault: MemoryFault, fn: Function | None = None) -> bool:
+    def grow(self, fault: MemoryFault, fn: Function | None = None) -> str | None:
         """Make the buffer a global access ran past the end of larger, where the user gave it neither size nor
         data (its bounds were a guess): to cover the access with headroom, and at least double, so that a run
         that touches more and more fits after few runs. Which buffer: the pointer parameter the address is made
         from (analysis.pointers, over the entry `fn`), else the one the access's lowest lane is in or past.
         False where the fault is not such a buffer's (a real out-of-bounds access). One line (TargetError) naming
         the buffer and how to size it where it would pass UNSIZED_LIMIT bytes. The next `arguments()` has the
-        new size: simulation is deterministic, so the run that faulted can run again."""
+        new size: simulation is deterministic, so the run that faulted can run again. Returns the buffer's name,
+        None where nothing grew."""
         if self.entry is not None or fault.kind != "out-of-bounds" or fault.reach is None:
-            return False
+            return None
         params = self.signature()
         bases = {i: ptr for ptr, _, i in fault.buffers}
         made = address_params(fn, fault.where) & set(bases) if fn is not None and fault.where else set()
         index = made.pop() if len(made) == 1 else fault.argument
         if index is None or index >= len(params) or index not in bases or fault.reach <= bases[index]:
-            return False
+            return None
         p = params[index]
         if not p.pointer or p.name in dict(self.arg_specs):
-            return False
+            return None
         now = self._made(0)[0][index]
         reach = fault.reach - bases[index]
         if reach <= now.nbytes:
-            return False
+            return None
         if reach > UNSIZED_LIMIT:
             raise TargetError(f"{p.name}: the kernel reaches {reach:,} bytes into {p.name}, which was given "
                               f"no size, past the {UNSIZED_LIMIT >> 20:,} MiB an unsized buffer may grow to: give its "
@@ -179,7 +180,7 @@ class ResolvedLaunch:
         count = min(max(need + need // 8, 2 * now.size), UNSIZED_LIMIT // now.itemsize)
         _GROWN.setdefault(self.key(), {})[p.name] = int(count)
         _ARGUMENTS.clear()
-        return True
+        return p.name
 
 
 _GROWN: dict[str, dict[str, int]] = {}  # launch key -> the element counts its unsized buffers grew to

@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, SimulationError,
+from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, Runaway, SimulationError,
                      SourceModule, compile_cuda)
 from cudasim import progress
 from cudasim.compile import cache_dir
@@ -263,14 +263,25 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
         kw.update(follow_blocks=follow)
     if not trace:
         kw.update(trace=False)
+    spent, grown = 0, None  # steps of the runs that stopped to grow a buffer: all the runs share max_steps
     while True:
         args, notes = launch.simulation_arguments(seed)
         try:
-            ran = f(*args, **kw)
+            ran = f(*args, **{**kw, "max_steps": launch.max_steps - spent})
             break
         except MemoryFault as fault:  # past the end of a buffer whose size was a guess: larger, and again
-            if not launch.grow(fault, f.program.fn):
+            grown = launch.grow(fault, f.program.fn) or None
+            if grown is None:
                 raise
+            spent += getattr(fault, "steps", 0)
+        except Runaway as stop:
+            if grown is None:
+                raise
+            where = str(stop).split(": an endless loop? ", 1)[-1].split("; a kernel that needs more")[0]
+            raise Runaway(f"the runs that grew {grown} (given no size) to what the kernel reads passed the limit of "
+                          f"{launch.max_steps:,} warp instructions together, and it reads on: an endless loop, or "
+                          f"one that data (given or made up) sends far? {where}; give {grown} its size (--arg) or "
+                          f"contents (--data), or a higher --max-steps") from None
     printed = ran.stats["printf"].splitlines()
     if printed:
         notes.append(f"the kernel printed {len(printed):,} line{'s' if len(printed) != 1 else ''} (printf) in the "
@@ -282,12 +293,15 @@ def size_unsized(launch: ResolvedLaunch) -> None:
     """Grow the buffers the user left unsized to what every block touches, by one plain run of the whole grid
     (no trace, no checks), for a consumer that runs every block and cannot grow them itself (cudasim.check
     reports an access past an end instead of stopping). A run that stops for another reason (a real
-    out-of-bounds access, a runaway loop) leaves the sizes as far as it got: that consumer reports it."""
+    out-of-bounds access) leaves the sizes as far as it got: that consumer reports it. A runaway loop is
+    reported here (Runaway)."""
     if not launch.unsized():
         return
     with progress.task(f"sizing {', '.join(launch.unsized())} (given no size)", None, "a run of every block"):
         try:
             simulate(launch, compile_launch(launch), None, trace=False)
+        except Runaway:
+            raise  # the checked run of the same data would spend the limit again before it said so
         except (MemoryFault, SimulationError):
             pass
 

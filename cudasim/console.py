@@ -12,6 +12,7 @@ other unusable input (`fail`). cudasim holds this because every package of the p
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -80,11 +81,26 @@ def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMOR
         _quiet_stdout()
         sys.exit(1)
     except OSError as e:  # a file named on the command line that cannot be read or written
-        if e.filename is None:
+        if e.filename is None and e.errno not in _FULL:
             raise
-        _last_words(f"error: {e.filename}: {e.strerror or e}")
+        if e.filename is None:  # the output itself (stdout to a full disk or /dev/full)
+            _quiet_stdout()
+            _last_words(f"error: cannot write the output: {e.strerror or e}; send it where there is room")
+        else:
+            _last_words(f"error: {e.filename}: {e.strerror or e}")
+        sys.exit(UNUSABLE)
+    try:
+        sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit, where it is a traceback
+    except OSError as e:
+        if e.errno not in _FULL:
+            raise
+        _quiet_stdout()
+        _last_words(f"error: cannot write the output: {e.strerror or e}; send it where there is room")
         sys.exit(UNUSABLE)
     sys.exit(status or 0)
+
+
+_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG}  # writing the output failed for want of room
 
 
 def _last_words(line: str) -> None:

@@ -38,8 +38,9 @@ __all__ = ["Program", "Finding", "FUSE", "MAX_STEPS"]
 _NORMAL, _BRA, _EXIT, _CALL, _RET = 0, 1, 2, 3, 4
 _RETURN = -2  # the reconvergence pc of a call's frame: it ends when its lanes have returned
 MAX_STEPS = 1_000_000_000  # warp instructions one launch may simulate unless told otherwise (max_steps)
-_NARROW = 128  # an instruction run for fewer warps at once counts as this many against max_steps: its cost to
-# simulate has that floor, so a one-warp endless loop stops in seconds, not in the hour 10^9 steps of it take
+_FLOOR = 128  # an instruction counts against max_steps as every warp simulated beside it, at least this many,
+# however few it runs for: its cost to simulate (numpy over the batch's lanes, after a fixed cost) has that shape,
+# so one spinning warp stops in seconds, not in the hour 10^9 steps of it took, and so does one lane among many
 _POLL = 1 << 16  # warp instructions between two looks at the clock, within a time_limit
 _DEADLINE: list[tuple[float, float, str]] = []  # (perf_counter deadline, seconds, what is limited): time_limit's
 
@@ -187,107 +188,110 @@ class Program:
         stack = [Entry(0, Mask.of(b.valid), EXIT)]
         b.stack = stack
         regs = b.regs
-        ti = wi = ci = 0  # thread and warp instructions; ci: steps counted against the limit (_NARROW)
+        ti = wi = ci = 0  # thread and warp instructions; ci: steps counted against the limit (_FLOOR)
         W = b.L // 32
+        cost = max(W, _FLOOR)  # what one instruction counts against the limit
         counts = stats["pc_runs"]  # warps entering each straight-line run or control instruction, by its pc
         watch = b.profiled  # [(batch block index, path)] for the blocks whose warps are followed
         limit = stats["max_steps"] - stats["steps"]
         look = min(_POLL, limit) if _DEADLINE else limit  # the next step count to look at the limits at
-        while stack:
-            e = stack[-1]
-            if ci > look:
-                if ci > limit:
-                    self._runaway(b, e, stats["max_steps"])
-                _past_time_limit(self.fn.body[min(max(e.pc, 0), n - 1)])  # a block that runs long
-                look = min(ci + _POLL, limit)
-            pc = e.pc
-            m = e.m
-            reconv = e.reconv
-            if pc == reconv or m.count == 0:
-                stack.pop()
-                if e.frame is not None:
-                    self._returned(b, e)
-                continue
-            if pc >= n or pc < 0:
-                if reconv == _RETURN:
-                    raise SimulationError(f"lanes of a call reached no `ret` ({self.fn.name})")
-                self._kill(b, stack, m.mask)
-                continue
-            cnt, wc = m.count, _warps(m, W)
-            while kinds[pc] == _NORMAL:  # straight-line code: no stack work between instructions
-                run = runs.get(pc) or self._straight(pc)
-                end, steps, k = run
+        try:
+            while stack:
+                e = stack[-1]
+                if ci > look:
+                    if ci > limit:
+                        self._runaway(b, e, stats["max_steps"])
+                    _past_time_limit(self.fn.body[min(max(e.pc, 0), n - 1)])  # a block that runs long
+                    look = min(ci + _POLL, limit)
+                pc = e.pc
+                m = e.m
+                reconv = e.reconv
+                if pc == reconv or m.count == 0:
+                    stack.pop()
+                    if e.frame is not None:
+                        self._returned(b, e)
+                    continue
+                if pc >= n or pc < 0:
+                    if reconv == _RETURN:
+                        raise SimulationError(f"lanes of a call reached no `ret` ({self.fn.name})")
+                    self._kill(b, stack, m.mask)
+                    continue
+                cnt, wc = m.count, _warps(m, W)
+                while kinds[pc] == _NORMAL:  # straight-line code: no stack work between instructions
+                    run = runs.get(pc) or self._straight(pc)
+                    end, steps, k = run
+                    counts[pc] = counts.get(pc, 0) + wc
+                    if watch:
+                        _follow(watch, m, b.lpb, pc)
+                    ti += cnt * k
+                    wi += wc * k
+                    ci += cost * k
+                    for op, g, neg in steps:
+                        if g is None:
+                            op(b, m)
+                        else:
+                            p = regs[g]
+                            gm = m.mask & ~p if neg else m.mask & p
+                            if gm.any():
+                                op(b, Mask.of(gm))
+                    pc = end
+                    if pc == reconv or pc >= n:
+                        break
+                e.pc = pc
+                if pc == reconv or pc >= n:
+                    continue
+                ti += cnt
+                wi += wc
+                ci += cost
                 counts[pc] = counts.get(pc, 0) + wc
                 if watch:
                     _follow(watch, m, b.lpb, pc)
-                ti += cnt * k
-                wi += wc * k
-                ci += (wc if wc > _NARROW else _NARROW) * k
-                for op, g, neg in steps:
+                k = kinds[pc]
+                g, neg = guards[pc]
+                if k == _BRA:
+                    tgt = targets[pc]
                     if g is None:
-                        op(b, m)
+                        e.pc = tgt
+                        continue
+                    p = regs[g]
+                    taken = m.mask & ~p if neg else m.mask & p
+                    nt = m.mask & ~taken
+                    if not taken.any():
+                        e.pc = pc + 1
+                    elif not nt.any():
+                        e.pc = tgt
                     else:
-                        p = regs[g]
-                        gm = m.mask & ~p if neg else m.mask & p
-                        if gm.any():
-                            op(b, Mask.of(gm))
-                pc = end
-                if pc == reconv or pc >= n:
-                    break
-            e.pc = pc
-            if pc == reconv or pc >= n:
-                continue
-            ti += cnt
-            wi += wc
-            ci += wc if wc > _NARROW else _NARROW
-            counts[pc] = counts.get(pc, 0) + wc
-            if watch:
-                _follow(watch, m, b.lpb, pc)
-            k = kinds[pc]
-            g, neg = guards[pc]
-            if k == _BRA:
-                tgt = targets[pc]
-                if g is None:
-                    e.pc = tgt
+                        r = ipdom[pc]
+                        e.pc = r
+                        stack.append(Entry(pc + 1, Mask.of(nt), r))
+                        stack.append(Entry(tgt, Mask.of(taken), r))
                     continue
-                p = regs[g]
-                taken = m.mask & ~p if neg else m.mask & p
-                nt = m.mask & ~taken
-                if not taken.any():
+                if k == _CALL or k == _RET:
+                    lanes = m.mask if g is None else (m.mask & ~regs[g] if neg else m.mask & regs[g])
                     e.pc = pc + 1
-                elif not nt.any():
-                    e.pc = tgt
+                    if k == _RET:
+                        if lanes.any():
+                            self._return(stack, lanes.copy())
+                    elif lanes.any() and self.targets[pc] >= 0:
+                        self._call(b, stack, pc, m if g is None else Mask.of(lanes))
+                    elif lanes.any():
+                        ended = self.ops[pc](b, m if g is None else Mask.of(lanes))
+                        if ended is not None:  # lanes the runtime stopped (cudasim.check: a failed assert)
+                            self._kill(b, stack, ended)
+                    continue
+                # exit
+                if g is None:
+                    self._kill(b, stack, m.mask)
                 else:
-                    r = ipdom[pc]
-                    e.pc = r
-                    stack.append(Entry(pc + 1, Mask.of(nt), r))
-                    stack.append(Entry(tgt, Mask.of(taken), r))
-                continue
-            if k == _CALL or k == _RET:
-                lanes = m.mask if g is None else (m.mask & ~regs[g] if neg else m.mask & regs[g])
-                e.pc = pc + 1
-                if k == _RET:
-                    if lanes.any():
-                        self._return(stack, lanes.copy())
-                elif lanes.any() and self.targets[pc] >= 0:
-                    self._call(b, stack, pc, m if g is None else Mask.of(lanes))
-                elif lanes.any():
-                    ended = self.ops[pc](b, m if g is None else Mask.of(lanes))
-                    if ended is not None:  # lanes the runtime stopped (cudasim.check: a failed assert)
-                        self._kill(b, stack, ended)
-                continue
-            # exit
-            if g is None:
-                self._kill(b, stack, m.mask)
-            else:
-                p = regs[g]
-                dead = m.mask & ~p if neg else m.mask & p
-                e.pc = pc + 1
-                if dead.any():
-                    self._kill(b, stack, dead)
-        stats["thread_instructions"] += ti
-        stats["warp_instructions"] += wi
-        stats["steps"] += ci
+                    p = regs[g]
+                    dead = m.mask & ~p if neg else m.mask & p
+                    e.pc = pc + 1
+                    if dead.any():
+                        self._kill(b, stack, dead)
+        finally:  # counted even where the batch stops (a fault, the limit): what it ran is spent
+            stats["thread_instructions"] += ti
+            stats["warp_instructions"] += wi
+            stats["steps"] += ci
 
     def pc_counts(self, run_counts: dict[int, int]) -> np.ndarray:
         """(n,) int64 warp instructions executed at each pc (a guarded-off instruction still issues),
@@ -308,8 +312,8 @@ class Program:
         t, blk = lane % b.lpb, int(b.block_ids[lane // b.lpb])
         bx, by, _ = b.block
         gx, gy, _ = b.grid
-        raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction run by fewer "
-                      f"than {_NARROW} warps at once counts as {_NARROW}, its cost to simulate): an endless loop? "
+        raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction counts as "
+                      f"every warp simulated beside it, at least {_FLOOR}, its cost to simulate): an endless loop? "
                       f"{e.m.count:,} threads were at {ins.where()} (`{ins.text}`), first thread "
                       f"({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},{blk // (gx * gy)})"
                       f"; a kernel that needs more takes a higher limit (max_steps=, --max-steps)")
@@ -368,7 +372,11 @@ class Program:
                 if chk is not None:
                     chk.start_batch(b)
                 b.profiled = [(j, []) for j, bid in enumerate(chunk) if int(bid) in follow]
-                self.run_batch(b, stats)
+                try:
+                    self.run_batch(b, stats)
+                except SimulationError as e:
+                    e.steps = stats["steps"]  # what the launch spent before it stopped (steps counted as max_steps)
+                    raise
                 if chk is not None:
                     chk.end_batch(b)
                 for j, path in b.profiled:

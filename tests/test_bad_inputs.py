@@ -220,6 +220,7 @@ NO_COMPILE = [
     ("corpus.compare", ["--kernels", "stencil1d", "--out", "{d}/x.json"], "give a name ending in .md"),
     ("cudasim.check", ["tests/"], "a folder, not a kernel"),
     ("cudasim.check", ["transpose_tiled", "--limit", "0"], "--limit and --timeout must be positive"),
+    ("cudasim.check", ["transpose_tiled", "--timeout", "nan"], "the timeout finite"),
     # sizes past what the kernel's int indices, the device or this machine can hold; launches the driver refuses
     ("analysis.timing", ["vector_add_single", "--size", "100000000000"],
      "makes arrays of 100,000,000,000 elements, past the 2,147,483,647 its int indices reach"),

@@ -183,7 +183,7 @@ def test_grow_refuses_what_is_not_an_unsized_buffer():
     launch = pipeline.resolve_catalog("transpose_tiled")
     fault = MemoryFault("x", space="global", kind="out-of-bounds", address=1, size=4, lowest=0, reach=8)
     fault.argument, fault.argument_reach = 0, 8
-    assert launch.grow(fault) is False
+    assert launch.grow(fault) is None
 
 
 def test_one_warp_spinning_stops_at_the_default_limit_in_seconds(tmp_path):
@@ -222,3 +222,37 @@ def test_all_blocks_past_the_bound_is_refused_in_one_line(tmp_path):
                        text=True, timeout=120)
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
     assert "--all-blocks: the launch has 2,147,483,647 warps" in r.stderr and "leave out --all-blocks" in r.stderr
+
+
+LOOPBREAK_CU = """extern "C" __global__ void loopbreak(const int *flags, int *out) {
+    int i = 0;
+    while (true) { if (flags[i] != 0) break; i++; }   // flags given no data: zeros, so it reads on and on
+    out[threadIdx.x] = i;
+}
+"""
+
+
+@pytest.mark.parametrize("command", ["analysis.coalescing", "cudasim.check"])
+def test_the_runs_that_grow_a_buffer_share_the_step_limit(tmp_path, command):
+    """A loop that ends only on data an unsized buffer does not hold reads further each run: the buffer doubles
+    and the kernel runs again. The runs share --max-steps (each had all of it: 2x the limit, and cudasim.check's
+    checked run a third), so it stops in one line naming the buffer and the line."""
+    need_nvrtc()
+    src = tmp_path / "loopbreak.cu"
+    src.write_text(LOOPBREAK_CU)
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", command, f"{src}::loopbreak", "--grid", "1", "--block", "32",
+                        "--max-steps", "20000000"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert "the runs that grew flags (given no size)" in r.stderr and "limit of 20,000,000" in r.stderr
+    assert "loopbreak.cu:3" in r.stderr and "give flags its size (--arg)" in r.stderr
+    assert time.monotonic() - t0 < 60
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_output_that_cannot_be_written_is_one_line():
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-m", "kernels"], cwd=ROOT, env=ENV, stdout=full, stderr=subprocess.PIPE,
+                           text=True, timeout=120)
+    assert r.returncode == 2 and r.stderr == "error: cannot write the output: No space left on device; send it " \
+                                             "where there is room\n", r.stderr

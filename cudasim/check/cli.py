@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None, resolve=None) -> int:
         fail("no target resolver is registered (the cudasim.targets entry point that the analysis package "
              "provides): install the project with `pip install -e .` and run again")
     a = parser(res).parse_args(argv)
-    if a.limit < 1 or a.timeout <= 0:
-        fail("--limit and --timeout must be positive")
+    if a.limit < 1 or not 0 < a.timeout < float("inf"):
+        fail("--limit and --timeout must be positive (and the timeout finite)")
     with time_limit(a.timeout, "the check"):  # within a block too, the run that sizes unsized buffers too
         return _check(a, res)
 
@@ -60,7 +60,7 @@ def _check(a, res) -> int:
         target = res.resolve(a)
     except TargetError as e:
         fail(str(e))
-    except CompileError as e:
+    except (CompileError, SimulationError) as e:  # the run that sizes unsized buffers may stop too
         fail(str(e).splitlines()[0])
     names = [n for n, _ in target.args]
     unknown = [n for n in a.uninit if n not in names]
