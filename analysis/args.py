@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import math
+import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,7 +55,9 @@ _CTYPES = {
     "unsigned long": np.uint64, "unsigned long long": np.uint64, "uint64_t": np.uint64, "size_t": np.uint64,
     "short": np.int16, "unsigned short": np.uint16, "char": np.int8, "unsigned char": np.uint8,
     "int8_t": np.int8, "uint8_t": np.uint8, "bool": np.bool_, "float4": np.float32, "float2": np.float32,
-    "int4": np.int32, "int2": np.int32, "double2": np.float64,
+    "int4": np.int32, "int2": np.int32, "double2": np.float64, "signed char": np.int8, "signed int": np.int32,
+    "half2": np.float16, "__half2": np.float16,
+    "__nv_bfloat16": np.uint16, "nv_bfloat16": np.uint16, "__nv_bfloat162": np.uint16,  # bfloat16's bits
 }
 
 
@@ -244,25 +248,41 @@ def _params(body: str, base: str) -> list[Param]:
         parts.append(cur)
     out = []
     for p in parts:
-        p = p.split("=")[0].strip()
+        p = re.sub(r"\[\[.*?\]\]|__attribute__\s*\(\(.*?\)\)|\b__grid_constant__\b", " ", p.split("=")[0]).strip()
         if not p or p == "void":
             continue
         m2 = re.match(r"(.*?)([A-Za-z_]\w*)\s*(\[[^\]]*\])?$", p, flags=re.S)
         if not m2:
             raise TargetError(f"cannot read the parameter {p!r} of {base}")
         ctype, name = m2.group(1), m2.group(2)
-        pointer = "*" in ctype or bool(m2.group(3))
+        if not ctype.strip() or name in _UNNAMED:
+            raise TargetError(f"{base}: a parameter with no name ({p!r}): name it in the kernel's definition, so that "
+                              f"--arg can give it")
+        stars = ctype.count("*") + bool(m2.group(3))
         ctype = re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict|struct)\b|\*|&", " ", ctype)
-        out.append(Param(" ".join(ctype.split()), name, pointer))
+        ctype = " ".join(ctype.split()) + ("*" * (stars - 1) if stars > 1 else "")  # float** keeps one: float*
+        out.append(Param(ctype, name, stars > 0))
     return out
 
 
+_UNNAMED = {"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool", "size_t"}
+
+
+_DTYPE_ALIASES = {"bfloat16": "uint16"}  # numpy has no bfloat16: its 16 bits are what the buffer holds
 _BUF_RE = re.compile(r"^([a-z]+\d*)\[(\d+)\]$")
 _DATA = "npy:"  # an --arg spec that --data made: npy:<digest>:<path> (the digest keys cached results)
 
 
 def data_spec(name: str, path: str) -> str:
     """The `--arg` spec for `--data NAME=PATH`: the file checked readable now, its digest in the spec."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise TargetError(f"--data {name}={path}: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):  # a pipe or a device would be read until it ended: perhaps never
+        raise TargetError(f"--data {name}={path}: not a regular file (a folder, pipe or device); give a .npy file "
+                          f"saved by np.save")
+    reserve(2 * st.st_size, f"--data {name}={path} ({st.st_size / 2**30:,.1f} GiB)")  # read, then loaded
     try:
         raw = Path(path).read_bytes()
     except OSError as e:
@@ -355,6 +375,10 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
                 raise TargetError(f"--data {p.name}: {p.name} is a scalar ({p.ctype}); give it with --arg")
             args.append(_load(p, spec))
             continue
+        if p.pointer and p.ctype.endswith("*"):
+            raise TargetError(f"parameter {p.name} has type {p.ctype}* (pointers to buffers): the command line cannot "
+                              f"make the buffers it points to; run the kernel from Python (cudasim's API, as PyCUDA) "
+                              f"with real arrays")
         if p.pointer:
             if spec is None:
                 args.append(unsized_buffer(p, unsized.get(p.name, UNSIZED_START)))
@@ -364,9 +388,13 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
             if not m:
                 raise TargetError(f"--arg {p.name}={spec}: buffers are given as DTYPE[COUNT], e.g. float32[4096]")
             try:
-                dt = np.dtype(m.group(1))
+                dt = np.dtype(_DTYPE_ALIASES.get(m.group(1), m.group(1)))
             except TypeError:
-                raise TargetError(f"--arg {p.name}={spec}: unknown dtype {m.group(1)!r}") from None
+                dt = None
+            if dt is None or dt.kind not in "biuf":
+                raise TargetError(f"--arg {p.name}={spec}: {m.group(1)!r} is not a buffer's element type here; give "
+                                  f"one of int8..int64, uint8..uint64, float16, bfloat16 (its bits, as uint16), "
+                                  f"float32, float64, bool")
             count = int(m.group(2))
             if count < 1:
                 raise TargetError(f"--arg {p.name}={spec}: a buffer needs at least one element")
@@ -412,9 +440,9 @@ def made_up(params: list[Param], specs: dict[str, str], variables: dict[str, Var
 
 
 def unsized_buffer(p: Param, count: int = UNSIZED_START) -> np.ndarray:
-    """A buffer whose size the user did not give: `count` zeros of the parameter's element type (cudasim
-    allocates it at a fresh 256-byte aligned base)."""
-    return np.zeros(max(int(count), 1), _CTYPES.get(p.ctype, np.float32))
+    """A buffer whose size the user did not give: `count` zeros of the parameter's element type, bytes where
+    that type has no numpy dtype here (a struct's) (cudasim allocates it at a fresh 256-byte aligned base)."""
+    return np.zeros(max(int(count), 1), _CTYPES.get(p.ctype, np.uint8))
 
 
 def unsized_note(name: str, arr: np.ndarray, grown: bool) -> str:

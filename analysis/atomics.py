@@ -207,6 +207,9 @@ def errors(figures: dict, u: Units) -> dict[str, float]:
     return {name: predicted_rate(reqs, u) / meas - 1 for name, reqs, meas in _cases(figures)}
 
 
+MAX_ROUNDS = 32_000  # about a minute of search (8,000: 14 s)
+
+
 def fit(figures: dict, rounds: int = 8000, seed: int = 0) -> tuple[Units, float]:
     """The units that minimise the rms log error over the measured patterns (a seeded random search
     per chunk size), and that error."""
@@ -235,13 +238,14 @@ def fit(figures: dict, rounds: int = 8000, seed: int = 0) -> tuple[Units, float]
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = Parser(prog="python -m analysis.atomics", description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m analysis.atomics", description=__doc__)
     ap.add_argument("--measured", default=str(Path(__file__).resolve().parent.parent / "kernels" / "results"
                                               / "microbench_h100.json"), help="kernels.microbench's JSON")
     ap.add_argument("--rounds", type=int, default=8000, help="random-search rounds per chunk size")
     a = ap.parse_args(argv)
-    if a.rounds < 4:
-        fail(f"--rounds {a.rounds}: at least 4 (the search halves its step every quarter of them)")
+    if not 4 <= a.rounds <= MAX_ROUNDS:
+        fail(f"--rounds {a.rounds}: 4 to {MAX_ROUNDS:,} (the search halves its step every quarter of them; the "
+             f"default 8,000 takes about 14 s)")
     if not Path(a.measured).is_file():
         fail(f"--measured {a.measured}: no such file (python -m kernels.microbench --out FILE writes one)")
     try:

@@ -229,7 +229,7 @@ def probe_child() -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m analysis.collect_ncu", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m analysis.collect_ncu", description=__doc__)
     p.add_argument("--out", default=str(RESULTS / "ncu_h100.json"),
                    help="the JSON file to write (default: %(default)s, the committed measurements)")
     p.add_argument("--kernels", help="comma-separated catalog names (default: every kernel)")

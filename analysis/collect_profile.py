@@ -72,7 +72,7 @@ def profile(ncu: str, metrics: list[str], cmd: list[str], kernel_regex: str | No
 def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from corpus.sets import SETS
-    p = Parser(prog="python -m analysis.collect_profile", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m analysis.collect_profile", description=__doc__)
     p.add_argument("--out", default=str(RESULTS / "profile_h100.json"), help="the JSON file to write")
     p.add_argument("--kernels", help="comma-separated names (catalog or corpus; default: all of both)")
     p.add_argument("--set", default="corpus", choices=(*SETS, "none"),

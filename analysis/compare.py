@@ -253,7 +253,7 @@ def render_text(c: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m analysis.compare", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m analysis.compare", description=__doc__)
     p.add_argument("--measured", default=str(RESULTS / "ncu_h100.json"),
                    help="Nsight Compute counters from python -m analysis.collect_ncu (default: %(default)s)")
     p.add_argument("--out", help=f"write the Markdown table here (the committed one: {RESULTS / 'compare_h100.md'})")

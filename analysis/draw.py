@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Callable
 
+from cudasim.console import unwritable
+
 from .common import BANKS, SECTOR, WORD, Example, phases
 
 # ---- global: lanes -> sectors ------------------------------------------------------------
@@ -260,6 +262,12 @@ def check_draw(options: argparse.Namespace) -> str | None:
             return "--svg: JSON output has no pictures; drop --json to draw them, or --svg to get JSON"
         if os.path.exists(folder) and not os.path.isdir(folder):
             return f"--svg {folder}: a file, not a folder; give the folder the .svg files go to"
+        try:  # made now, before any work: the pictures come last
+            os.makedirs(folder, exist_ok=True)
+        except OSError as e:
+            return f"--svg {folder}: cannot make the folder ({e.strerror or e}); give one that can be written"
+        if (why := unwritable(folder)) is not None:
+            return f"--svg {folder}: cannot write in it ({why}); give a folder that can be written"
         options.draw = "svg"
     elif getattr(options, "draw", None) == "svg":
         return "--draw svg writes one .svg file per picture: give the folder with --svg DIR"

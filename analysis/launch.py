@@ -75,8 +75,8 @@ class ResolvedLaunch:
 
     def key(self) -> str:
         """What determines a simulation's result, hashed (the result cache's key)."""
-        d = [self.kernel, self.source, list(self.options), self.gpu.arch, self.grid, self.block, self.shared,
-             sorted(self.arg_specs), self.size, self.entry is not None,
+        d = [self.kernel, self.source, self.filename, list(self.options), self.gpu.arch, self.grid, self.block,
+             self.shared, sorted(self.arg_specs), self.size, self.entry is not None,  # the file: lines name it
              identity(self.source, self.filename, self.options)]  # headers, compilers
         return hashlib.sha256(json.dumps(d, default=str).encode()).hexdigest()
 
@@ -277,6 +277,13 @@ def resolve_catalog(name: str, size: int | None = None, defines: dict[str, str] 
     gpu = gpu or get_gpu()
     try:
         entry = catalog.configure(name, defines or {})
+        if entry.kind == "pipeline":  # its time is the copies' as much as the kernel's: not one launch's
+            raise TargetError(f"{name} is a host pipeline (copies, the kernel, copies): python -m analysis.transfers "
+                              f"{name} predicts it; its kernel alone is {entry.entry}, a target here")
+        if entry.min_cc and float(gpu.cc) < float(entry.min_cc):
+            raise TargetError(f"{name}: kernels/{entry.source} holds tensor-core kernels that need compute capability "
+                              f"{entry.min_cc} or newer, and the {gpu.name} is {gpu.cc}: a GPU of {entry.min_cc} or "
+                              f"newer (--gpu)")
         size = size or {"sim_size": entry.sim_size, "default_size": entry.default_size}[catalog_size]
         entry.check_size(size)
         entry.check_fits(size, gpu.memory_bytes, f"the {gpu.name}")
@@ -302,7 +309,7 @@ def resolve_file(spec: str, grid: Dim3 | None, block: Dim3 | None, shared: int, 
         raise TargetError("a file target needs --grid X[,Y[,Z]] and --block X[,Y[,Z]]")
     options = tuple(f"-D{k}={v}" if v != "" else f"-D{k}" for k, v in defines.items()) + tuple(flags)
     try:
-        source = Path(path).read_text()
+        source = Path(path).read_text(encoding="utf-8-sig")  # a BOM, as some editors write, is no C
     except UnicodeDecodeError as e:
         raise TargetError(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start}); give a CUDA "
                           f"source file") from None

@@ -83,6 +83,9 @@ def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, file
         if entry not in res.resources:  # ptxas's report missing from the log (cudasim.compile.reports_every_entry)
             res = compile_cuda(source, exprs, options=list(options), arch=arch, filename=filename, cache=False)
     except CompileError as e:
+        if "invalid value for --gpu-architecture" in str(e):
+            raise TargetError(f"--gpu: this compiler cannot make code for {arch} (CUDA 13 dropped compute capability "
+                              f"7.0 and older): choose a GPU of 7.5 or newer (cudasim/gpus.json)") from None
         raise TargetError(f"{str(e).splitlines()[0]} (compiling for {arch})") from None
     except KeyError:
         raise TargetError(no_such_kernel(filename, kernel, list(res.resources))) from None

@@ -29,6 +29,7 @@ from pathlib import Path
 from cudasim import progress
 from cudasim.console import Parser, check_out, fail
 from cudasim.gpus import get_gpu
+from cudasim.memory import reserve
 from kernels import catalog
 
 from . import plots, transfers
@@ -473,7 +474,7 @@ def measure(out_dir: Path) -> list[Path] | str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m analysis.report", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m analysis.report", description=__doc__)
     p.add_argument("--measured", nargs="*", default=[], help="results files to use instead of the committed ones "
                    "(bench, microbench, ncu JSON; compare Markdown; timing JSON), recognised by content")
     p.add_argument("--out", default="report.html", help="the page (default report.html here); the Markdown beside it")
@@ -503,6 +504,9 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if x.is_dir():
             fail(f"--measured {x}: a folder; give the results files in it")
+        if not x.is_file():  # a pipe or a device would be read until it ended: perhaps never
+            fail(f"--measured {x}: not a regular file (a pipe or device); give a results file")
+        reserve(4 * x.stat().st_size, f"--measured {x} ({x.stat().st_size / 2**30:,.1f} GiB)")
     kinds = {}
     for x in extra:
         try:

@@ -106,7 +106,7 @@ def markdown(out: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m analysis.timing --accuracy", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m analysis.timing --accuracy", description=__doc__)
     p.add_argument("--measured", default=str(MEASURED),
                    help="kernels.bench's CUDA-event times to score against (default: %(default)s)")
     p.add_argument("--out", help="write the table here (Markdown) and beside it the same as JSON")

@@ -246,7 +246,7 @@ def render(p: dict, m: dict | None) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m analysis.transfers", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m analysis.transfers", description=__doc__)
     p.add_argument("pipeline", nargs="?", default="vector_add_streams", choices=PIPELINES,
                    help="the catalog's host pipeline (default: %(default)s)")
     p.add_argument("--size", type=int, help="floats per array (default: the bench size)")

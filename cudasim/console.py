@@ -16,6 +16,7 @@ import errno
 import os
 import signal
 import sys
+import tempfile
 from typing import Callable, NoReturn
 
 INTERRUPTED = 130  # the status a shell gives a command that SIGINT ended
@@ -48,12 +49,31 @@ def check_out(path: str, option: str = "--out", makes_folders: bool = False, jso
         fail(f"{option} {path}: {above} is a file, not a folder")
     if above != parent and not makes_folders:
         fail(f"{option} {path}: no folder {os.path.dirname(path) or '.'} to write it in")
+    problem = unwritable(above)
+    if problem:
+        fail(f"{option} {path}: cannot write in {above} ({problem})")
+
+
+def unwritable(folder: str) -> str | None:
+    """Why no file can be made in `folder` (an existing folder), or None: a file made and dropped at once says it
+    where permissions do not (root, a read-only mount, /proc)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return None
+    except OSError as e:
+        return e.strerror or str(e)
 
 
 class Parser(argparse.ArgumentParser):
     """argparse whose usage errors are one line ('error: argument --size: invalid int value: 'abc'; see
     `python -m kernels.run --help``), not the usage block and a line: the same shape as every other
     unusable input."""
+
+    def __init__(self, *args, description: str | None = None, **kw):
+        """`description` may be a module's docstring: its first paragraph, as one line, is the help's."""
+        if description:
+            description = " ".join(description.strip().split("\n\n")[0].split())
+        super().__init__(*args, description=description, **kw)
 
     def error(self, message: str) -> NoReturn:
         fail(f"{message}; see `{self.prog} --help`")

@@ -13,7 +13,7 @@ from . import catalog
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m kernels", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m kernels", description=__doc__)
     p.add_argument("--json", action="store_true", help="the catalog as JSON")
     p.add_argument("--check", action="store_true",
                    help=f"compile every kernel to PTX for {get_gpu().arch} (the default GPU row) with NVRTC")

@@ -19,7 +19,7 @@ from . import catalog
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m kernels.bench", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m kernels.bench", description=__doc__)
     p.add_argument("--family", choices=catalog.FAMILIES, help="only this family of the catalog")
     p.add_argument("--kernels", nargs="*", help="only these catalog names")
     p.add_argument("--sizes", type=int, nargs="*", help="sizes to run (default: each kernel's bench size)")

@@ -136,7 +136,7 @@ def _assert_row() -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = Parser(prog="python -m kernels.callsdiff", description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m kernels.callsdiff", description=__doc__)
     ap.add_argument("--out", help="write the rows as JSON here")
     ap.add_argument("--assert-child", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args(argv)

@@ -60,6 +60,7 @@ class Kernel:
     pipeline: str = ""  # for pipelines: pageable | pinned | streams
     factory: Callable[..., "Kernel"] | None = field(default=None, repr=False, compare=False)
     macro_prefix: str = ""  # a parameter P is the macro PREFIX_P (sgemm_warptiling: BK is WT_BK)
+    min_cc: str = ""  # the compute capability its source file needs (its tensor-core kernels compile only there)
 
     @property
     def path(self) -> Path:
@@ -226,7 +227,7 @@ def _gemm(family, name, teaches, rtol, threads, bm, bn, multiple=1, prefix="", d
                       default_size=4096, sim_size=128 if mult <= 128 else mult,
                       defines=tuple((f"{prefix}_{k}", v) for k, v in p.items()), params=desc,
                       constraint=f"M = N = K = n, a multiple of {mult}" if mult > 1 else "any n >= 1",
-                      factory=build, macro_prefix=prefix)
+                      factory=build, macro_prefix=prefix, min_cc="8.0")  # the file's wmma kernels: TF32, FP64
     return build()
 
 

@@ -120,7 +120,7 @@ def run_catalog(seed: int = 0) -> list[dict]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = Parser(prog="python -m kernels.differential", description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m kernels.differential", description=__doc__)
     ap.add_argument("--generated", type=int, default=200, help="random kernels to compare (default 200)")
     ap.add_argument("--catalog", action="store_true", help="also compare every catalog kernel")
     ap.add_argument("--halfs", action="store_true",

@@ -198,7 +198,7 @@ def run_here(seed: int = 0) -> tuple[dict, list[dict]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = Parser(prog="python -m kernels.halfdiff", description=__doc__.splitlines()[0])
+    ap = Parser(prog="python -m kernels.halfdiff", description=__doc__)
     ap.add_argument("step", choices=["export", "gpu", "compare"],
                     help="export the forms and operands (any machine), run them on the GPU, or compare the results")
     ap.add_argument("folder", type=Path, help="the folder the steps share")

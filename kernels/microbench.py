@@ -1456,7 +1456,7 @@ def table(figures: dict) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m kernels.microbench", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m kernels.microbench", description=__doc__)
     p.add_argument("--quick", action="store_true", help="smaller buffers, shorter kernels, fewer repeats (a sanity pass)")
     p.add_argument("--only", nargs="*", choices=GROUPS, help="only these groups")
     p.add_argument("--out", help="write the figures and the run's context as JSON here")

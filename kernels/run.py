@@ -12,7 +12,7 @@ from . import catalog
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m kernels.run", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m kernels.run", description=__doc__)
     p.add_argument("name", help="a catalog kernel (python -m kernels lists them)")
     p.add_argument("--size", type=int, help="problem size (default: the kernel's bench size on the GPU, "
                    "its small size in the simulator)")

@@ -15,7 +15,7 @@ from . import catalog
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m kernels.tune", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m kernels.tune", description=__doc__)
     p.add_argument("name", help="a catalog kernel with tile parameters (python -m kernels lists them)")
     p.add_argument("--size", type=int, help="problem size (default: the kernel's bench size)")
     p.add_argument("--try", dest="tries", nargs="*", default=[""], help='variants, e.g. "BK=16 MINBLOCKS=1"')

@@ -498,3 +498,18 @@ def test_an_inlined_helpers_accesses_are_attributed_to_each_call_site(tmp_path):
     assert [(s.rsplit(":", 1)[1], n) for s, n in loads] == [("6", 128), ("7", 1024)]
     text = _cli("analysis.coalescing", *args, "--draw", "none").stdout
     assert "inl.cu:2 < inl.cu:7" in text and "inlined at inl.cu:7: float y = load(a, i * 8 % n);" in text
+
+
+def test_two_files_of_the_same_text_are_two_results(tmp_path):
+    """The result cache is keyed by the file as well as its text: the second of two copies was answered from the
+    first's cached result, naming the first file's lines."""
+    need_nvrtc()
+    text = 'extern "C" __global__ void k(float *a, int n) {\n    int i = threadIdx.x;\n    if (i < n) a[i] *= 2.0f;\n}\n'
+    for name in ("first", "second"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.cu").write_text(text)
+    for name in ("first", "second"):
+        r = _cli("analysis.coalescing", f"{tmp_path}/{name}/{name}.cu::k", "--grid", "1", "--block", "32", "--arg",
+                 "n=32", "--draw", "none")
+        assert r.returncode == 0, r.stderr
+        assert f"{name}.cu:3" in r.stdout and ("first.cu" in r.stdout) == (name == "first"), r.stdout

@@ -65,6 +65,8 @@ def files(tmp_path_factory) -> Path:
     (d / "dup.cu").write_text(DUP_CU)
     (d / "floats.cu").write_text(FLOATS_CU)
     (d / "empty.cu").write_text("// no kernel here\n")
+    (d / "more.cu").write_text('extern "C" __global__ void ptrptr(float **rows, int n) { rows[threadIdx.x][0] = n; }\n'
+                               'extern "C" __global__ void unnamed(float *a, int) { a[threadIdx.x] = 1.0f; }\n')
     (d / "bigshared.cu").write_text('extern "C" __global__ void big(float *a) {\n'
                                     '    __shared__ float s[1 << 20];\n'
                                     '    s[threadIdx.x] = a[threadIdx.x];\n'
@@ -237,6 +239,15 @@ NO_COMPILE = [
     ("analysis.report", ["--budget", "nan"], "--budget nan"),
     ("analysis.report", ["--measured", "--out", "{d}/r.html"], "--measured: give the results files after it"),
     ("analysis.banks", ["transpose_tiled", "--mermaid", "--draw", "text"], "not allowed with argument --mermaid"),
+    ("analysis.timing", ["vector_add_pinned"], "vector_add_pinned is a host pipeline (copies, the kernel, copies): "
+                                               "python -m analysis.transfers vector_add_pinned predicts it"),
+    ("analysis.coalescing", ["sgemm_naive", "--gpu", "T4"], "holds tensor-core kernels that need compute capability "
+                                                            "8.0 or newer"),
+    ("analysis.coalescing", ["transpose_tiled", "--svg", "/proc/pics"], "--svg /proc/pics: cannot make the folder"),
+    ("analysis.compare", ["--kernels", "copy", "--out", "/proc/x.md"], "--out /proc/x.md: cannot write in /proc"),
+    ("analysis.report", ["--measured", "/dev/zero", "--out", "{d}/r.html"], "--measured /dev/zero: not a regular"),
+    ("analysis.atomics", ["--rounds", "100000000"], "--rounds 100000000: 4 to 32,000"),
+    ("analysis.coalescing", ["transpose_tiled", "--gpu", "V100"], "--gpu: this compiler cannot make code for sm_70"),
 ]
 
 
@@ -258,7 +269,12 @@ def test_file_inputs_of_one_compile(capsys, files):
         ([ok, *launch, "--arg", "n=abc"], "--arg n=abc: expected a number of type int"),
         ([ok, *launch, "--arg", "n=99999999999"], "out of range for int"),
         ([ok, *launch, "--arg", "n=32", "--arg", "a=float32"], "buffers are given as DTYPE[COUNT]"),
-        ([ok, *launch, "--arg", "n=32", "--arg", "a=foo32[4]"], "unknown dtype 'foo32'"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "a=foo32[4]"], "'foo32' is not a buffer's element type here"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "a=object[64]"], "'object' is not a buffer's element type here"),
+        ([f"{files}/more.cu::ptrptr", *launch, "--arg", "n=32"], "parameter rows has type float** (pointers to "
+                                                                 "buffers): the command line cannot make"),
+        ([f"{files}/more.cu::unnamed", *launch], "unnamed: a parameter with no name ('int')"),
+        ([ok, *launch, "--arg", "n=32", "--data", "a=/dev/zero"], "--data a=/dev/zero: not a regular file"),
         ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[0]"], "at least one element"),
         ([ok, *launch, "--arg", "n=32", "--arg", "zz=1"], "--arg zz: no such parameter; the kernel takes a, n"),
         ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/not.npy"], "not a numpy .npy array"),
@@ -438,3 +454,13 @@ def test_main_of_names_real_mains():
         assert callable(main) and main.__module__ == module
     main, args = main_of("analysis.banks", ["x"])
     assert args == ("banks", ["x"])
+
+
+def test_a_source_that_starts_with_a_byte_order_mark_is_read(capsys, tmp_path):
+    """Some editors begin a UTF-8 file with a BOM, which is no C: NVRTC stopped at it ("unrecognized token")."""
+    need_nvrtc()
+    cu = tmp_path / "bom.cu"
+    cu.write_text("\ufeff" + OK_CU, encoding="utf-8")
+    code, out, err = run_in_process(capsys, "analysis.coalescing", f"{cu}::k", "--grid", "1", "--block", "32", "--arg",
+                                    "n=32", "--draw", "none")
+    assert code == 0 and err == "" and "bom.cu:3" in out, err
