@@ -190,7 +190,7 @@ def markdown(c: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m corpus.compare", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m corpus.compare", description=__doc__)
     p.add_argument("--set", choices=sorted(SETS), default=DEFAULT, help="which kernel set (default: %(default)s)")
     p.add_argument("--measured", help="default: corpus/results/SET_h100.json")
     p.add_argument("--out", help="write Markdown here and the same as JSON beside it")

@@ -111,7 +111,7 @@ def smi(query: str) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = Parser(prog="python -m corpus.measure", description=__doc__.splitlines()[0])
+    p = Parser(prog="python -m corpus.measure", description=__doc__)
     p.add_argument("--set", choices=sorted(SETS), default=DEFAULT, help="which kernel set (default: %(default)s)")
     p.add_argument("--out", help="default: corpus/results/SET_h100.json")
     p.add_argument("--kernels", help="comma-separated kernel names of the set (default: all)")
