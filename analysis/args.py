@@ -152,10 +152,22 @@ def demangle(name: str) -> tuple[str, str | None, list[str] | None] | None:
     """(base name, template arguments as C++ writes them or None, parameter types or None) of a mangled kernel
     name of the simple kinds a .cu file makes (`_Z5scaleILi4EEvPf` -> ('scale', '4', ['float*'])); None for a
     name that is not mangled, or one whose mangling is past this reader (substitutions, namespaces)."""
-    m = re.match(r"_Z(\d+)", name)
-    if not m or len(name) < m.end() + int(m.group(1)):
-        return None
-    base, i = name[m.end():m.end() + int(m.group(1))], m.end() + int(m.group(1))
+    nested = re.match(r"_ZN((?:\d+[A-Za-z_]\w*?)+)E", name)  # foo::bar::nk: _ZN3foo3bar2nkE...
+    if nested:
+        parts, j, body = [], 0, nested.group(1)
+        while j < len(body):
+            n = re.match(r"\d+", body[j:])
+            if n is None:
+                return None
+            k = j + n.end()
+            parts.append(body[k:k + int(n.group())])
+            j = k + int(n.group())
+        base, i = "::".join(parts), nested.end()
+    else:
+        m = re.match(r"_Z(\d+)", name)
+        if not m or len(name) < m.end() + int(m.group(1)):
+            return None
+        base, i = name[m.end():m.end() + int(m.group(1))], m.end() + int(m.group(1))
 
     def typ(i: int) -> tuple[str, int] | None:
         quals = []

@@ -36,7 +36,7 @@ import numpy as np
 from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, Runaway, SimulationError,
                      SourceModule, compile_cuda)
 from cudasim import progress
-from cudasim.compile import cache_dir
+from cudasim.compile import cache_dir, name_expressions
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 
@@ -76,7 +76,7 @@ def compile_launch(launch: ResolvedLaunch) -> Compiled:
 
 @lru_cache(maxsize=16)
 def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, filename: str) -> Compiled:
-    exprs = [kernel] if "<" in kernel else []
+    exprs = name_expressions(kernel)
     try:
         res = compile_cuda(source, exprs, options=list(options), arch=arch, filename=filename)
         entry = res.entry(kernel)
@@ -242,7 +242,9 @@ def _function(launch: ResolvedLaunch, compiled: Compiled):
     """The kernel in cudasim, in a device memory of its own: addresses (in pictures, in the
     result cache) do not depend on what this process simulated before."""
     mod = SourceModule.from_ptx(compiled.result.ptx, compiled.result, memory=GlobalMemory())
-    return mod.get_function(launch.kernel)
+    f = mod.get_function(launch.kernel)
+    f.opt_in(launch.shared)  # past 48 KiB of dynamic shared memory, as analysis.occupancy assumes
+    return f
 
 
 def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | None,

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from cudasim.compile import DEFAULT_ARCH, cache_dir, compile_cubin
+from cudasim.compile import DEFAULT_ARCH, cache_dir, compile_cubin, name_expressions
 from cudasim.trace import MemEvent
 
 _SPACE = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "LDG": ("global", "ld"), "STG": ("global", "st"),
@@ -192,7 +192,7 @@ def kernel_listing(source: str, options: list[str], filename: str, kernel: str, 
     exe = find_nvdisasm()
     if exe is None:
         return None
-    exprs = [kernel] if "<" in kernel else []
+    exprs = name_expressions(kernel)
     cubin, lowered = compile_cubin(source, exprs, options, arch, filename=filename)  # the compile the PTX came from
     what = [hashlib.sha256(cubin).hexdigest(), kernel, mangled, exe, LISTING_VERSION]
     key = hashlib.sha256(json.dumps(what).encode()).hexdigest()[:32]

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from cudasim import progress
+from cudasim.compile import name_expressions
 from cudasim.console import Parser, fail
 
 from . import manifest
@@ -38,7 +39,7 @@ def load(k: manifest.CorpusKernel):
     from cudasim.compile import compile_cubin
     from kernels import gpu
     cuda, dev = gpu.init()
-    exprs = [k.entry] if "<" in k.entry else []
+    exprs = name_expressions(k.entry)
     cubin, lowered = compile_cubin(k.path.read_text(), exprs, options=k.options(), arch="sm_%d%d" % dev["cc"],
                                    filename=str(k.path))  # named as corpus.compare names it: the same compile
     mod = cuda.module_from_buffer(cubin)

@@ -194,6 +194,12 @@ class Function:
         else:
             raise LaunchError(f"setting function attribute {attr!r} is not modelled")
 
+    def opt_in(self, dynamic_shared: int) -> None:
+        """Raise the dynamic shared-memory limit to `dynamic_shared` bytes where it passes the default, as the
+        program must (cudaFuncSetAttribute) to launch it: a command line's launch is taken to have done so."""
+        if self.shared_size_bytes + dynamic_shared > self.max_dynamic_shared:
+            self.set_attribute(function_attribute.MAX_DYNAMIC_SHARED_SIZE_BYTES, dynamic_shared)
+
     def check_launch(self, grid: tuple[int, int, int], block: tuple[int, int, int], shared: int) -> None:
         """Raise LaunchError for a launch the driver would refuse, naming the limit."""
         gpu = self.gpu

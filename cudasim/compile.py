@@ -81,6 +81,12 @@ class CompileResult:
         raise KeyError(name)
 
 
+def name_expressions(kernel: str) -> list[str]:
+    """The NVRTC name expressions naming `kernel` needs: a template instance or a namespace-qualified name is a
+    C++ expression NVRTC lowers to its mangled entry; a plain name is found as it is (CompileResult.entry)."""
+    return [kernel] if "<" in kernel or "::" in kernel else []
+
+
 def reports_every_entry(result: CompileResult) -> bool:
     """Whether ptxas's report (registers, shared memory) came back for every entry of the PTX. NVRTC 13.0.88 on
     the H100/H200 machine returned an empty log for a program whose PTX it had compiled before in the same

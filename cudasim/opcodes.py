@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from . import arith, barrier, bits, calls, carry, memops, warp, wmma
 from .context import DecodeContext, Decoder
-from .errors import UnsupportedInstruction
+from .errors import SimulationError, UnsupportedInstruction
 from .operands import Op, unsupported
 from .ptx import Instruction
 from .state import Batch, Mask
@@ -178,7 +178,9 @@ def decode(ins: Instruction, pc: int, ctx: DecodeContext) -> Op | None:
     if ins.unread and not row.refused:
         raise unsupported(ins, f"cannot read its operands: {ins.unread}")
     if row.refused:
-        err = unsupported(ins, row.refused)
+        err = unsupported(ins, row.refused) if ins.base != "trap" else SimulationError(
+            f"the kernel executed `trap` at {ins.where()} (__trap(), or a check the compiler made one): on the GPU the "
+            f"launch ends there with an error (cudaErrorLaunchFailure), so there is nothing after it to simulate")
 
         def refuse(b: Batch, m: Mask) -> None:
             raise err

@@ -65,6 +65,8 @@ def files(tmp_path_factory) -> Path:
     (d / "dup.cu").write_text(DUP_CU)
     (d / "floats.cu").write_text(FLOATS_CU)
     (d / "empty.cu").write_text("// no kernel here\n")
+    (d / "ns.cu").write_text("namespace foo { namespace bar {\n__global__ void nk(float *a, int n) {\n"
+                             "    if (threadIdx.x < n) a[threadIdx.x] *= 2.0f;\n}\n} }\n")
     (d / "more.cu").write_text('extern "C" __global__ void ptrptr(float **rows, int n) { rows[threadIdx.x][0] = n; }\n'
                                'extern "C" __global__ void unnamed(float *a, int) { a[threadIdx.x] = 1.0f; }\n')
     (d / "bigshared.cu").write_text('extern "C" __global__ void big(float *a) {\n'
@@ -275,6 +277,7 @@ def test_file_inputs_of_one_compile(capsys, files):
                                                                  "buffers): the command line cannot make"),
         ([f"{files}/more.cu::unnamed", *launch], "unnamed: a parameter with no name ('int')"),
         ([ok, *launch, "--arg", "n=32", "--data", "a=/dev/zero"], "--data a=/dev/zero: not a regular file"),
+        ([f"{files}/ns.cu::nk", *launch, "--arg", "n=32"], "ns.cu: no kernel 'nk'; found foo::bar::nk"),
         ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[0]"], "at least one element"),
         ([ok, *launch, "--arg", "n=32", "--arg", "zz=1"], "--arg zz: no such parameter; the kernel takes a, n"),
         ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/not.npy"], "not a numpy .npy array"),
@@ -464,3 +467,11 @@ def test_a_source_that_starts_with_a_byte_order_mark_is_read(capsys, tmp_path):
     code, out, err = run_in_process(capsys, "analysis.coalescing", f"{cu}::k", "--grid", "1", "--block", "32", "--arg",
                                     "n=32", "--draw", "none")
     assert code == 0 and err == "" and "bom.cu:3" in out, err
+
+
+def test_a_kernel_in_a_namespace_is_named_as_cxx_names_it(capsys, files):
+    """foo::bar::nk: NVRTC lowers the qualified name (a name expression), as a template instance's."""
+    need_nvrtc()
+    code, out, err = run_in_process(capsys, "analysis.coalescing", f"{files}/ns.cu::foo::bar::nk", "--grid", "1",
+                                    "--block", "32", "--arg", "n=32", "--draw", "none")
+    assert code == 0 and err == "" and out.startswith("foo::bar::nk grid 1x1x1"), err

@@ -76,6 +76,7 @@ def _check(a, res) -> int:
     try:
         mod = SourceModule.from_ptx(target.ptx, target.compiled, memory=GlobalMemory())
         f = mod.get_function(target.kernel)
+        f.opt_in(target.shared)  # a launch past 48 KiB of dynamic shared memory has opted in
         for name, value in target.variables.items():  # as cudaMemcpyToSymbol before the launch
             mod.set_global(name, value)
         chk = f.checked_program.checker
