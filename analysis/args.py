@@ -46,6 +46,7 @@ class Param:
     ctype: str
     name: str
     pointer: bool
+    default: str | None = None  # a default argument's text (`int n = 32`): the value where --arg gives none
 
 
 _CTYPES = {
@@ -99,7 +100,7 @@ def parse_signature(source: str, kernel: str, filename: str | None = None,
                 j += 1
             defined = re.match(r"\s*(?:const\s*)?\{", src[j:]) is not None
             if found is None or defined:
-                found = src[i:j - 1]
+                found = _instantiated(src[i:j - 1], src[:m.start()], kernel)
             if defined:
                 return _params(found, base)
     if found is not None:
@@ -109,6 +110,33 @@ def parse_signature(source: str, kernel: str, filename: str | None = None,
         named = f"{filename}::{cxx_name(kernel)}" if filename else cxx_name(kernel)
         raise TargetError(_mangled(kernel, d[0], d[1] is None and _definitions(d[0], texts) > 1, named))
     raise TargetError(f"no __global__ function named {base!r} in the source{where}")
+
+
+def _split_top(text: str) -> list[str]:
+    """`text` split at the commas outside brackets."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        depth += (ch in "<([") - (ch in ">)]")
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return parts + ([cur.strip()] if cur.strip() else [])
+
+
+def _instantiated(params: str, before: str, kernel: str) -> str:
+    """A template kernel's parameter list with its type parameters replaced by the instance's arguments
+    (`axpy<float, 256, true>`: `T a` -> `float a`), so that a by-value `T` is a type the command line builds."""
+    t = re.search(r"template\s*<([^;{}]*)>\s*(?:__global__|extern|static|inline|\w|\s|\(|\)|,)*$", before)
+    if "<" not in kernel or t is None:
+        return params
+    formal, actual = _split_top(t.group(1)), _split_top(kernel[kernel.index("<") + 1:kernel.rindex(">")])
+    for f, a in zip(formal, actual):
+        m = re.match(r"(?:typename|class)\s+([A-Za-z_]\w*)", f)
+        if m:
+            params = re.sub(rf"\b{m.group(1)}\b", a, params)
+    return params
 
 
 def _definitions(base: str, texts: list[str]) -> int:
@@ -260,6 +288,7 @@ def _params(body: str, base: str) -> list[Param]:
         parts.append(cur)
     out = []
     for p in parts:
+        default = p.split("=", 1)[1].strip() if "=" in p else None
         p = re.sub(r"\[\[.*?\]\]|__attribute__\s*\(\(.*?\)\)|\b__grid_constant__\b", " ", p.split("=")[0]).strip()
         if not p or p == "void":
             continue
@@ -273,10 +302,12 @@ def _params(body: str, base: str) -> list[Param]:
         stars = ctype.count("*") + bool(m2.group(3))
         ctype = re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict|struct)\b|\*|&", " ", ctype)
         ctype = " ".join(ctype.split()) + ("*" * (stars - 1) if stars > 1 else "")  # float** keeps one: float*
-        out.append(Param(ctype, name, stars > 0))
+        out.append(Param(ctype, name, stars > 0, default))
     return out
 
 
+_LITERAL = re.compile(r"([-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?))[fFuUlL]*")
+_VECTORS = {"float4", "float2", "int4", "int2", "double2", "half2", "__half2", "__nv_bfloat162"}
 _UNNAMED = {"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool", "size_t"}
 
 
@@ -410,14 +441,19 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
             count = int(m.group(2))
             if count < 1:
                 raise TargetError(f"--arg {p.name}={spec}: a buffer needs at least one element")
-            reserve(count * (dt.itemsize + 8 * (dt.kind == "f")), f"--arg {p.name}={spec}")
+            reserve(count * (dt.itemsize + 8 * (dt.kind == "f")),
+                    f"--arg {p.name}={spec}" + (" (and the float64 values it is drawn from)" if dt.kind == "f" else ""))
             rng = np.random.default_rng(len(args))
             arr = (rng.standard_normal(count).astype(dt) if dt.kind == "f" else np.zeros(count, dt))
             args.append(arr)
         else:
             dt = _CTYPES.get(p.ctype)
-            if dt is None:
-                raise TargetError(f"parameter {p.name} has type {p.ctype!r}, which the CLI cannot build")
+            if dt is None or p.ctype in _VECTORS:  # a struct or vector by value: fields the command line cannot name
+                raise TargetError(f"parameter {p.name} has type {p.ctype!r} (a struct or vector passed by value), which "
+                                  f"the command line cannot build: run the kernel from Python (cudasim's API, as "
+                                  f"PyCUDA: a numpy structured scalar), or pass its fields as scalars")
+            if spec is None and p.default is not None and (lit := _LITERAL.fullmatch(p.default)):
+                spec = lit.group(1)  # the default argument, a number literal's digits
             if spec is None:
                 raise TargetError(f"missing --arg {p.name}=VALUE ({p.ctype})")
             try:

@@ -314,7 +314,8 @@ class Program:
         gx, gy, _ = b.grid
         raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction counts as "
                       f"every warp simulated beside it, at least {_FLOOR}, its cost to simulate): an endless loop? "
-                      f"{e.m.count:,} threads were at {ins.where()} (`{ins.text}`), first thread "
+                      f"{e.m.count:,} thread{' was' if e.m.count == 1 else 's were'} at {ins.where()} (`{ins.text}`), "
+                      f"first thread "
                       f"({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},{blk // (gx * gy)})"
                       f"; a kernel that needs more takes a higher limit (max_steps=, --max-steps)")
 

@@ -68,7 +68,9 @@ def files(tmp_path_factory) -> Path:
     (d / "ns.cu").write_text("namespace foo { namespace bar {\n__global__ void nk(float *a, int n) {\n"
                              "    if (threadIdx.x < n) a[threadIdx.x] *= 2.0f;\n}\n} }\n")
     (d / "more.cu").write_text('extern "C" __global__ void ptrptr(float **rows, int n) { rows[threadIdx.x][0] = n; }\n'
-                               'extern "C" __global__ void unnamed(float *a, int) { a[threadIdx.x] = 1.0f; }\n')
+                               'extern "C" __global__ void unnamed(float *a, int) { a[threadIdx.x] = 1.0f; }\n'
+                               'extern "C" __global__ void vec(int2 dims, float *a) { a[threadIdx.x] = dims.x; }\n'
+                               'extern "C" __global__ void dflt(float *a, int n = 32) { if (threadIdx.x < n) a[0] = 1; }\n')
     (d / "bigshared.cu").write_text('extern "C" __global__ void big(float *a) {\n'
                                     '    __shared__ float s[1 << 20];\n'
                                     '    s[threadIdx.x] = a[threadIdx.x];\n'
@@ -278,6 +280,8 @@ def test_file_inputs_of_one_compile(capsys, files):
         ([f"{files}/more.cu::unnamed", *launch], "unnamed: a parameter with no name ('int')"),
         ([ok, *launch, "--arg", "n=32", "--data", "a=/dev/zero"], "--data a=/dev/zero: not a regular file"),
         ([f"{files}/ns.cu::nk", *launch, "--arg", "n=32"], "ns.cu: no kernel 'nk'; found foo::bar::nk"),
+        ([f"{files}/more.cu::vec", *launch, "--arg", "dims=4"], "parameter dims has type 'int2' (a struct or vector "
+                                                                "passed by value), which the command line cannot build"),
         ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[0]"], "at least one element"),
         ([ok, *launch, "--arg", "n=32", "--arg", "zz=1"], "--arg zz: no such parameter; the kernel takes a, n"),
         ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/not.npy"], "not a numpy .npy array"),
@@ -475,3 +479,26 @@ def test_a_kernel_in_a_namespace_is_named_as_cxx_names_it(capsys, files):
     code, out, err = run_in_process(capsys, "analysis.coalescing", f"{files}/ns.cu::foo::bar::nk", "--grid", "1",
                                     "--block", "32", "--arg", "n=32", "--draw", "none")
     assert code == 0 and err == "" and out.startswith("foo::bar::nk grid 1x1x1"), err
+
+
+def test_a_template_kernel_takes_its_type_arguments_by_value(capsys, tmp_path):
+    """`T a` of axpy<double, 128, false> is a double: the instance's arguments replace the type parameters (it was
+    'parameter a has type T, which the CLI cannot build')."""
+    need_nvrtc()
+    cu = tmp_path / "axpy.cu"
+    cu.write_text("template <typename T, int BS, bool CHECK>\n"
+                  "__global__ void axpy(const T * __restrict__ x, T * __restrict__ y, T a, int n) {\n"
+                  "    int i = blockIdx.x * BS + threadIdx.x;\n"
+                  "    if (!CHECK || i < n) y[i] = a * x[i] + y[i];\n}\n"
+                  "template __global__ void axpy<double, 128, false>(const double *, double *, double, int);\n")
+    code, out, err = run_in_process(capsys, "analysis.coalescing", f"{cu}::axpy<double, 128, false>", "--grid", "2",
+                                    "--block", "128", "--arg", "a=2", "--arg", "n=256", "--draw", "none")
+    assert code == 0 and err == "", err
+    assert "x: no size or data given: zeros, 4,096 float64" in out
+
+
+def test_a_default_argument_is_the_value_where_no_arg_gives_one(capsys, files):
+    need_nvrtc()
+    code, out, err = run_in_process(capsys, "analysis.coalescing", f"{files}/more.cu::dflt", "--grid", "1", "--block",
+                                    "32", "--draw", "none")
+    assert code == 0 and err == "", err

@@ -334,8 +334,9 @@ def analyze(launch: Any, resources: Any, options: argparse.Namespace | None = No
     gpu = launch.gpu
     if regs is not None and regs < 1:  # past the GPU's limit is the driver's refusal, reported as such
         raise ValueError(f"--regs {regs}: a thread has at least 1 register")
-    if smem_static is not None and smem_static < 0:
-        raise ValueError(f"--smem {smem_static}: static shared bytes per block, 0 or more")
+    if smem_static is not None and not 0 <= smem_static <= gpu.smem_per_block_default:
+        raise ValueError(f"--smem {smem_static}: static shared bytes per block are 0 to "
+                         f"{gpu.smem_per_block_default:,} (ptxas's limit); more is dynamic shared memory (--shared)")
     r = resources.registers if regs is None else regs
     s = resources.shared_bytes if smem_static is None else smem_static
     threads = launch.threads_per_block
