@@ -89,6 +89,23 @@ def parse_signature(source: str, kernel: str, filename: str | None = None,
     definition is preferred to a declaration, whose parameters may be unnamed."""
     base = kernel.split("<")[0].strip().split("::")[-1]
     texts = [source] + [text for _, text in included_files(source, filename, list(include_dirs))]
+    return [_aliased(p, texts) for p in _signature(texts, base, kernel, filename)]
+
+
+def _aliased(p: Param, texts: list[str]) -> Param:
+    """`p` with its type through the texts' typedef and using aliases (`typedef float real;`: real is float)."""
+    for _ in range(4):  # an alias of an alias
+        if p.ctype in _CTYPES:
+            return p
+        pat = rf"\btypedef\s+([\w\s]+?)\s+{re.escape(p.ctype)}\s*;|\busing\s+{re.escape(p.ctype)}\s*=\s*([\w\s]+?)\s*;"
+        m = next((m for t in texts if (m := re.search(pat, t))), None)
+        if m is None:
+            return p
+        p = Param(" ".join((m.group(1) or m.group(2)).replace("const", " ").split()), p.name, p.pointer, p.default)
+    return p
+
+
+def _signature(texts: list[str], base: str, kernel: str, filename: str | None) -> list[Param]:
     found = None
     for text in texts:
         src = _strip_attributes(_strip_comments(text))

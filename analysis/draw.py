@@ -254,9 +254,11 @@ def add_draw_arguments(p: argparse.ArgumentParser) -> None:
 def check_draw(options: argparse.Namespace) -> str | None:
     """What is wrong with the drawing options, in one line (None: nothing): --draw svg needs the folder its files
     go to, and JSON has no pictures to draw. Sets the default style (text)."""
+    folder = getattr(options, "svg_dir", None)
+    if folder is not None and getattr(options, "draw", None) not in (None, "svg"):
+        return f"--svg draws SVG files, and --draw {options.draw} asks for another picture: give one of them"
     if getattr(options, "draw", "") is None:
         options.draw = "text"
-    folder = getattr(options, "svg_dir", None)
     if folder is not None:
         if getattr(options, "json", False):
             return "--svg: JSON output has no pictures; drop --json to draw them, or --svg to get JSON"

@@ -244,7 +244,9 @@ def check_file_target(spec: str, flags: tuple[str, ...] = ()) -> None:
     if os.path.isdir(path):
         raise TargetError(f"{path}: a folder, not a .cu file; give path/to/file.cu::KERNEL")
     if not os.path.isfile(path):
-        raise TargetError(f"{path}: no such file (give path/to/file.cu::KERNEL, the path from this folder)")
+        what = ("a link that leads nowhere (or round in a loop)" if os.path.islink(path) and not os.path.exists(path)
+                else "not a regular file (a pipe or device)" if os.path.exists(path) else "no such file")
+        raise TargetError(f"{path}: {what} (give path/to/file.cu::KERNEL, the path from this folder)")
     if not kernel.strip():
         raise TargetError(f"{spec}: give the kernel after '::'; {_holds(path, flags)}")
 

@@ -70,7 +70,10 @@ def files(tmp_path_factory) -> Path:
     (d / "more.cu").write_text('extern "C" __global__ void ptrptr(float **rows, int n) { rows[threadIdx.x][0] = n; }\n'
                                'extern "C" __global__ void unnamed(float *a, int) { a[threadIdx.x] = 1.0f; }\n'
                                'extern "C" __global__ void vec(int2 dims, float *a) { a[threadIdx.x] = dims.x; }\n'
-                               'extern "C" __global__ void dflt(float *a, int n = 32) { if (threadIdx.x < n) a[0] = 1; }\n')
+                               'extern "C" __global__ void dflt(float *a, int n = 32) { if (threadIdx.x < n) a[0] = 1; }\n'
+                               'typedef float real;\n'
+                               'extern "C" __global__ void tdef(real *a, real b) { a[threadIdx.x] = b; }\n')
+    (d / "loop.cu").symlink_to(d / "loop.cu")
     (d / "bigshared.cu").write_text('extern "C" __global__ void big(float *a) {\n'
                                     '    __shared__ float s[1 << 20];\n'
                                     '    s[threadIdx.x] = a[threadIdx.x];\n'
@@ -251,6 +254,9 @@ NO_COMPILE = [
     ("analysis.compare", ["--kernels", "copy", "--out", "/proc/x.md"], "--out /proc/x.md: cannot write in /proc"),
     ("analysis.report", ["--measured", "/dev/zero", "--out", "{d}/r.html"], "--measured /dev/zero: not a regular"),
     ("analysis.atomics", ["--rounds", "100000000"], "--rounds 100000000: 4 to 32,000"),
+    ("analysis.banks", ["transpose_tiled", "--svg", "{d}/pics", "--draw", "mermaid"],
+     "--svg draws SVG files, and --draw mermaid asks for another picture"),
+    ("analysis.coalescing", ["{d}/loop.cu::k", "--grid", "1", "--block", "32"], "a link that leads nowhere"),
     ("analysis.coalescing", ["transpose_tiled", "--gpu", "V100"], "--gpu: this compiler cannot make code for sm_70"),
 ]
 
@@ -497,8 +503,11 @@ def test_a_template_kernel_takes_its_type_arguments_by_value(capsys, tmp_path):
     assert "x: no size or data given: zeros, 4,096 float64" in out
 
 
-def test_a_default_argument_is_the_value_where_no_arg_gives_one(capsys, files):
+def test_a_typedef_and_a_default_argument_are_read_as_the_compiler_reads_them(capsys, files):
     need_nvrtc()
+    code, out, err = run_in_process(capsys, "analysis.coalescing", f"{files}/more.cu::tdef", "--grid", "1", "--block",
+                                    "32", "--arg", "b=2", "--draw", "none")
+    assert code == 0 and err == "" and "zeros, 4,096 float32" in out, err  # real is a typedef of float
     code, out, err = run_in_process(capsys, "analysis.coalescing", f"{files}/more.cu::dflt", "--grid", "1", "--block",
                                     "32", "--draw", "none")
     assert code == 0 and err == "", err
