@@ -100,6 +100,7 @@ BANK_CASES = [
     ("four words, eight lanes each", (LANES % 4) * 4, 4, "conflict-free with multicast", ""),
     ("a column of a 32-word tile", LANES * 128, 4, "32-way bank conflict", "pad each row by 1 word"),
     ("a column of a 34-word tile", LANES * 136, 4, "2-way bank conflict", "pad each row by 1 word"),
+    ("every second word", LANES * 8, 4, "2-way bank conflict", "sequential addressing"),
     ("8-byte words down a column", LANES * 8 * 32, 8, "16-way bank conflict", "spread the lanes"),
 ]
 

@@ -215,6 +215,10 @@ def diagnose(si: SharedInstruction) -> tuple[str, str]:
     text = f"{worst}-way bank conflict (worst {si.max_degree}-way); {cost}"
     if si.strides:
         p = max(si.strides.items(), key=lambda kv: kv[1])[0]
+        if p and si.size <= WORD and abs(p) < BANKS:  # lanes a few words apart: a strided index, not a tile's column
+            text += f"; neighbouring lanes are {abs(p)} words apart: gcd({abs(p)}, 32) = {math.gcd(abs(p), 32)}"
+            return text, ("give neighbouring lanes neighbouring words: in a tree reduction, sequential addressing "
+                          "(s[tid] += s[tid + stride]); for an array of structs, a struct of arrays")
         if p and si.size <= WORD:
             pad = pad_for(abs(p))
             text += f"; lanes walk a column with a row pitch of {abs(p)} words: gcd({abs(p)}, 32) = {math.gcd(abs(p), 32)}"
