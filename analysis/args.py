@@ -126,7 +126,8 @@ def _signature(texts: list[str], base: str, kernel: str, filename: str | None) -
     if (d := demangle(kernel)) is not None:  # a mangled name, as an earlier line listed them
         named = f"{filename}::{cxx_name(kernel)}" if filename else cxx_name(kernel)
         raise TargetError(_mangled(kernel, d[0], d[1] is None and _definitions(d[0], texts) > 1, named))
-    raise TargetError(f"no __global__ function named {base!r} in the source{where}")
+    raise TargetError(f"no __global__ function named {base!r} in the source{where} (signatures are read as written: "
+                      f"a kernel a macro declares is not seen; write its signature out)")
 
 
 def _split_top(text: str) -> list[str]:
@@ -350,9 +351,10 @@ def data_spec(name: str, path: str) -> str:
     return f"{_DATA}{hashlib.sha256(raw).hexdigest()[:16]}:{Path(path).resolve()}"
 
 
-def _load(p: Param, spec: str) -> np.ndarray:
-    """The array of a --data file, as the parameter's element type (a different type is refused: the
-    bytes would be read as something else)."""
+def _load(p: Param, spec: str, variable: bool = False) -> np.ndarray:
+    """The array of a --data file, as the parameter's (or module `variable`'s) element type (a different type is
+    refused: the bytes would be read as something else)."""
+    what, star = ("variable", "") if variable else ("parameter", "*")
     path = spec[len(_DATA):].split(":", 1)[1]
     try:
         arr = np.load(path, allow_pickle=False)
@@ -364,7 +366,7 @@ def _load(p: Param, spec: str) -> np.ndarray:
                           f"with np.save(FILE.npy, array)")
     want = _CTYPES.get(p.ctype)
     if want is not None and arr.dtype != np.dtype(want):
-        raise TargetError(f"--data {p.name}={path}: the file holds {arr.dtype}, the parameter is {p.ctype}* "
+        raise TargetError(f"--data {p.name}={path}: the file holds {arr.dtype}, the {what} is {p.ctype}{star} "
                           f"({np.dtype(want)}): save it with .astype(np.{np.dtype(want)})")
     if arr.size == 0:
         raise TargetError(f"--data {p.name}={path}: the array is empty")
@@ -423,7 +425,7 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
             raise TargetError(f"--arg {v.name}: {v.name} is a {v.space} variable, not a parameter; give its "
                               f"contents with --data {v.name}=FILE.npy")
         if spec is not None:
-            contents[v.name] = _load(Param(v.ctype, v.name, True), spec)
+            contents[v.name] = _load(Param(v.ctype, v.name, True), spec, variable=True)
         elif v.space == "__constant__" and not v.initialized:
             notes.append(f"{v.name}: a __constant__ variable given no data: zeros, so addresses or branches that "
                          f"depend on it see zeros (--data {v.name}=FILE.npy fills it)")

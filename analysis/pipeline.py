@@ -229,13 +229,20 @@ def uneven_samples(grid: Dim3) -> int:
     return max(INTERIOR_SAMPLES, int(UNEVEN_BLOCKS ** (1 / max(dims, 1))) - 2)
 
 
-def load_variables(function: Any, values: dict[str, np.ndarray]) -> None:
-    """Write `values` into the module variables of the function's module (as cudaMemcpyToSymbol does)."""
+def load_variables(function: Any, values: dict[str, np.ndarray]) -> list[str]:
+    """Write `values` into the module variables of the function's module (as cudaMemcpyToSymbol does); notes on
+    the variables they fill only in part."""
+    notes = []
     for name, value in values.items():
         try:
             function.module.set_global(name, value)
         except LaunchError as e:
             raise TargetError(f"--data {name}: {e}") from None
+        size = function.module.get_global(name)[1]
+        if value.nbytes < size:
+            notes.append(f"{name}: --data gives its first {value.size:,} elements of {size // value.itemsize:,}; the "
+                         f"rest hold what the source gives them (zeros where it gives nothing)")
+    return notes
 
 
 def _function(launch: ResolvedLaunch, compiled: Compiled):
@@ -259,7 +266,7 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     the kernel's PTX instructions, which per-pc counts index).
     """
     f = function or _function(launch, compiled)
-    load_variables(f, launch.variables(seed))
+    partly = load_variables(f, launch.variables(seed))
     kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared, printf=False,
                               max_steps=launch.max_steps)
     if blocks is not None:
@@ -287,6 +294,7 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
                           f"{launch.max_steps:,} warp instructions together, and it reads on: an endless loop, or "
                           f"one that data (given or made up) sends far? {where}; give {grown} its size (--arg) or "
                           f"contents (--data), or a higher --max-steps") from None
+    notes = notes + partly
     printed = ran.stats["printf"].splitlines()
     if printed:
         notes.append(f"the kernel printed {len(printed):,} line{'s' if len(printed) != 1 else ''} (printf) in the "

@@ -431,7 +431,7 @@ def test_data_fills_a_constant_table_that_places_the_loads(tmp_path):
 @pytest.mark.parametrize("arg, data, match", [
     (["starts=int32[64]"], None, "starts is a __constant__ variable, not a parameter"),
     ([], np.zeros(65, np.int32), "260 bytes given, the variable holds 256"),
-    ([], np.zeros(64, np.float32), "holds float32, the parameter is int"),
+    ([], np.zeros(64, np.float32), "holds float32, the variable is int "),
 ])
 def test_bad_constant_data_is_one_line(tmp_path, arg, data, match):
     need_nvrtc()
