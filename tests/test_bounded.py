@@ -72,7 +72,8 @@ def test_ctrl_c_ends_a_long_run_with_one_line(tmp_path, command):
     assert p.poll() is None, p.communicate()
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
-    assert p.returncode == 130, err
+    assert p.returncode in (130, -signal.SIGINT), err  # exit 130, or ended by SIGINT where it came during loading
+    # (a faster machine got there first): a shell shows 130 for both
     assert err == "interrupted\n", err
     assert "Traceback" not in out
 
