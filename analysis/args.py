@@ -47,6 +47,7 @@ class Param:
     name: str
     pointer: bool
     default: str | None = None  # a default argument's text (`int n = 32`): the value where --arg gives none
+    empty: bool = False  # a struct with no data members, by value (a functor: CUB's Sum, a predicate)
 
 
 _CTYPES = {
@@ -55,7 +56,9 @@ _CTYPES = {
     "int32_t": np.int32, "uint32_t": np.uint32, "long": np.int64, "long long": np.int64, "int64_t": np.int64,
     "unsigned long": np.uint64, "unsigned long long": np.uint64, "uint64_t": np.uint64, "size_t": np.uint64,
     "short": np.int16, "unsigned short": np.uint16, "char": np.int8, "unsigned char": np.uint8,
-    "int8_t": np.int8, "uint8_t": np.uint8, "bool": np.bool_, "float4": np.float32, "float2": np.float32,
+    "int8_t": np.int8, "uint8_t": np.uint8, "int16_t": np.int16, "uint16_t": np.uint16, "long double": np.float64,
+    "short int": np.int16, "unsigned short int": np.uint16, "long int": np.int64, "unsigned long int": np.uint64,
+    "ptrdiff_t": np.int64, "intptr_t": np.int64, "uintptr_t": np.uint64, "bool": np.bool_, "float4": np.float32, "float2": np.float32,
     "int4": np.int32, "int2": np.int32, "double2": np.float64, "signed char": np.int8, "signed int": np.int32,
     "half2": np.float16, "__half2": np.float16,
     "__nv_bfloat16": np.uint16, "nv_bfloat16": np.uint16, "__nv_bfloat162": np.uint16,  # bfloat16's bits
@@ -89,7 +92,31 @@ def parse_signature(source: str, kernel: str, filename: str | None = None,
     definition is preferred to a declaration, whose parameters may be unnamed."""
     base = kernel.split("<")[0].strip().split("::")[-1]
     texts = [source] + [text for _, text in included_files(source, filename, list(include_dirs))]
-    return [_aliased(p, texts) for p in _signature(texts, base, kernel, filename)]
+    return [_functor(_aliased(p, texts), texts) for p in _signature(texts, base, kernel, filename)]
+
+
+def _functor(p: Param, texts: list[str]) -> Param:
+    """`p`, marked `empty` where it is a struct or class by value with no data members in the texts (a functor:
+    its one byte is all the kernel takes)."""
+    if p.pointer or p.ctype in _CTYPES or not re.fullmatch(r"[A-Za-z_][\w:]*", p.ctype):
+        return p
+    name = p.ctype.split("::")[-1]
+    for text in texts:
+        src = _strip_comments(text)
+        m = re.search(rf"\b(?:struct|class)\s+{re.escape(name)}\b[^;{{]*\{{", src)
+        if m is None:
+            continue
+        i, depth, body = m.end(), 1, []
+        while i < len(src) and depth:  # the body, with nested braces (member functions' bodies) left out
+            depth += (src[i] == "{") - (src[i] == "}")
+            if depth == 1 and src[i] != "}":
+                body.append(src[i])
+            i += 1
+        members = re.sub(r"\b(public|private|protected)\s*:", " ", "".join(body)).split(";")
+        data = [d for d in members if d.strip() and "(" not in d
+                and not re.match(r"\s*(using|typedef|static|enum|friend|template)\b", d)]
+        return Param(p.ctype, p.name, p.pointer, p.default, empty=not data)
+    return p
 
 
 def _aliased(p: Param, texts: list[str]) -> Param:
@@ -324,6 +351,15 @@ def _params(body: str, base: str) -> list[Param]:
     return out
 
 
+_BF16 = {"__nv_bfloat16", "nv_bfloat16"}
+
+
+def _float(text: str) -> float:
+    """A float written as C writes one: decimal, hex (0x1p-3), inf or nan."""
+    t = text.strip()
+    return float.fromhex(t) if re.match(r"[-+]?0[xX]", t) else float(t)
+
+
 _LITERAL = re.compile(r"([-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?))[fFuUlL]*")
 _VECTORS = {"float4", "float2", "int4", "int2", "double2", "half2", "__half2", "__nv_bfloat162"}
 _UNNAMED = {"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool", "size_t"}
@@ -359,7 +395,11 @@ def _load(p: Param, spec: str, variable: bool = False) -> np.ndarray:
     try:
         arr = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
-        raise TargetError(f"--data {p.name}={path}: not a numpy .npy array ({str(e).splitlines()[0]})") from None
+        why = str(e).splitlines()[0]
+        if "pickled" in why:  # numpy's guess for any file without the .npy magic; its advice (load unsafely) is not ours
+            why = "no .npy header"
+        raise TargetError(f"--data {p.name}={path}: not a numpy .npy array ({why}); save one with np.save(FILE.npy, "
+                          f"array)") from None
     if not isinstance(arr, np.ndarray):  # np.load opens an .npz archive as a mapping of arrays
         arr.close()
         raise TargetError(f"--data {p.name}={path}: an .npz archive of arrays, not one array: save the one array "
@@ -466,6 +506,12 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
             arr = (rng.standard_normal(count).astype(dt) if dt.kind == "f" else np.zeros(count, dt))
             args.append(arr)
         else:
+            if p.empty:  # a functor: nothing to give, one byte to pass
+                if spec is not None:
+                    raise TargetError(f"--arg {p.name}={spec}: {p.name} is a {p.ctype}, a struct with no data: it "
+                                      f"takes no value; leave out --arg {p.name}")
+                args.append(np.zeros((), np.dtype([("_", "u1")]))[()])
+                continue
             dt = _CTYPES.get(p.ctype)
             if dt is None or p.ctype in _VECTORS:  # a struct or vector by value: fields the command line cannot name
                 raise TargetError(f"parameter {p.name} has type {p.ctype!r} (a struct or vector passed by value), which "
@@ -475,10 +521,21 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
                 spec = lit.group(1)  # the default argument, a number literal's digits
             if spec is None:
                 raise TargetError(f"missing --arg {p.name}=VALUE ({p.ctype})")
+            bf16 = p.ctype in _BF16
+            floating = np.dtype(dt).kind == "f" or bf16
             try:
-                val = float(spec) if np.dtype(dt).kind == "f" else int(spec, 0)
+                if "_" in spec:  # Python's digit separator is no C literal
+                    raise ValueError(spec)
+                val = _float(spec) if floating else int(spec, 0)
             except ValueError:
-                raise TargetError(f"--arg {p.name}={spec}: expected a number of type {p.ctype}") from None
+                form = "a decimal or hex float (1.5, 1e-3, 0x1p-3, inf, nan)" if floating else "an integer (32, 0x20)"
+                raise TargetError(f"--arg {p.name}={spec}: expected a number of type {p.ctype}: {form}") from None
+            if floating and val == 0 and re.search(r"[1-9]", re.split(r"[eEpP]", spec.lower().replace("0x", ""))[0]):
+                raise TargetError(f"--arg {p.name}={spec}: too small for a number (it reads as 0); give 0 for zero")
+            if bf16:  # bfloat16 is a float32's upper half, rounded to nearest even
+                bits = int(np.float32(val).view(np.uint32))
+                args.append(np.uint16((bits + 0x7FFF + (bits >> 16 & 1)) >> 16 if not math.isnan(val) else 0x7FC0))
+                continue
             info = np.iinfo(dt) if np.dtype(dt).kind in "iu" else None
             if info is not None and not info.min <= val <= info.max:
                 raise TargetError(f"--arg {p.name}={spec}: out of range for {p.ctype} ({info.min} to {info.max})")
@@ -486,6 +543,9 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
                     math.isinf(val) or abs(val) > float(np.finfo(dt).max)):  # it would become inf
                 raise TargetError(f"--arg {p.name}={spec}: out of range for {p.ctype} (at most "
                                   f"{float(np.finfo(dt).max):.6g} either way); give inf for infinity")
+            if floating and val != 0 and np.dtype(dt).type(val) == 0:
+                raise TargetError(f"--arg {p.name}={spec}: too small for {p.ctype} (it would be 0; the least is "
+                                  f"{float(np.finfo(dt).smallest_subnormal):.6g}); give 0 for zero")
             args.append(np.dtype(dt).type(val))
     return args, notes, contents
 

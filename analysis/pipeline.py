@@ -466,13 +466,13 @@ def cached(key: str, compute: Callable[[], dict], use_cache: bool = True) -> dic
             pass
     out = compute()
     if use_cache:
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
             tmp.write_text(json.dumps(out, default=float))
             tmp.replace(path)
-        except OSError:
-            pass
+        except OSError:  # a full or read-only cache: answered, not kept
+            tmp.unlink(missing_ok=True)
     return out
 
 

@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sysconfig
+import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -204,13 +205,10 @@ def kernel_listing(source: str, options: list[str], filename: str, kernel: str, 
                             for x in d["ins"]], d["labels"])
         except (ValueError, TypeError, KeyError, IndexError):
             pass
-    tmp = path.with_suffix(f".{os.getpid()}.cubin")
-    tmp.parent.mkdir(parents=True, exist_ok=True)
-    tmp.write_bytes(cubin)
-    try:
+    with tempfile.TemporaryDirectory() as folder:  # not in the cache: a full cache must not cost the listing
+        tmp = Path(folder) / "kernel.cubin"
+        tmp.write_bytes(cubin)
         text = subprocess.run([exe, "-gi", "-c", "-hex", str(tmp)], capture_output=True, text=True, timeout=120).stdout
-    finally:
-        tmp.unlink(missing_ok=True)
     funs = parse_listing(text)
     name = lowered.get(kernel) or mangled or kernel
     lst = funs.get(name)
@@ -219,11 +217,14 @@ def kernel_listing(source: str, options: list[str], filename: str, kernel: str, 
         lst = funs.get(cands[0]) if len(cands) == 1 else None
     if lst is None:
         return None
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
     try:
-        path.write_text(json.dumps({"ins": [[i.addr, i.op, list(i.mods), i.guard, i.operands, i.file, i.line, i.control,
-                                             list(i.site)] for i in lst.instructions], "labels": lst.labels}))
-    except OSError:
-        pass
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps({"ins": [[i.addr, i.op, list(i.mods), i.guard, i.operands, i.file, i.line, i.control,
+                                            list(i.site)] for i in lst.instructions], "labels": lst.labels}))
+        tmp.replace(path)
+    except OSError:  # a full or read-only cache: the listing is made again next time
+        tmp.unlink(missing_ok=True)
     return lst
 
 

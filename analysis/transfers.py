@@ -191,7 +191,9 @@ def measured(name: str, bench_file: Path = BENCH) -> dict | None:
     if not bench_file.exists():
         return None
     d = json.loads(bench_file.read_text())
-    row = next((r for r in d.get("rows", []) if r["kernel"] == name), None)
+    if not isinstance(d, dict) or not isinstance(d.get("rows"), list):
+        raise ValueError("no \"rows\" table")
+    row = next((r for r in d["rows"] if r["kernel"] == name), None)
     return {**row, "device_name": d.get("device", {}).get("name", "?")} if row else None
 
 

@@ -205,15 +205,15 @@ def compile_cuda(source: str, name_expressions: list[str] | tuple[str, ...] = ()
     result = _compile(source, exprs, opts, filename, version)
     result.arch = arch
     if cache and reports_every_entry(result):  # a log without ptxas's report is never kept (see the function)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
             d = asdict(result)
             d["cubin"] = base64.b64encode(result.cubin).decode()
             tmp.write_text(json.dumps(d))
             tmp.replace(path)
-        except OSError:
-            pass  # a read-only home still compiles, just without the cache
+        except OSError:  # a read-only or full cache still compiles, just without keeping it
+            tmp.unlink(missing_ok=True)
     return result
 
 

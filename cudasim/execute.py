@@ -313,7 +313,9 @@ class Program:
         bx, by, _ = b.block
         gx, gy, _ = b.grid
         raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction counts as "
-                      f"every warp simulated beside it, at least {_FLOOR}, its cost to simulate): an endless loop? "
+                      f"every warp simulated beside it, at least {_FLOOR}, its cost to simulate): an endless loop, or a "
+                      f"spin-wait on another block or warp that the simulator runs after the waiter (a lock between "
+                      f"blocks ends on a GPU)? "
                       f"{e.m.count:,} thread{' was' if e.m.count == 1 else 's were'} at {ins.where()} (`{ins.text}`), "
                       f"first thread "
                       f"({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},{blk // (gx * gy)})"

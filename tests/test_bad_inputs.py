@@ -74,6 +74,13 @@ def files(tmp_path_factory) -> Path:
                                'typedef float real;\n'
                                'extern "C" __global__ void tdef(real *a, real b) { a[threadIdx.x] = b; }\n')
     (d / "loop.cu").symlink_to(d / "loop.cu")
+    (d / "sc.cu").write_text('#include <cuda_bf16.h>\n'
+                             'extern "C" __global__ void sc(float *o, float x, double y, int16_t c, __nv_bfloat16 t) {\n'
+                             '    o[threadIdx.x] = x + (float)y + c + __bfloat162float(t);\n}\n'
+                             'struct Square { __device__ float operator()(float v) const { return v * v; } };\n'
+                             'template <typename F> __global__ void apply(float *o, F f) { o[threadIdx.x] = f(o[0]); }\n'
+                             'template __global__ void apply<Square>(float *, Square);\n')
+    (d / "empty.json").write_text("{}")
     (d / "bigshared.cu").write_text('extern "C" __global__ void big(float *a) {\n'
                                     '    __shared__ float s[1 << 20];\n'
                                     '    s[threadIdx.x] = a[threadIdx.x];\n'
@@ -254,6 +261,7 @@ NO_COMPILE = [
     ("analysis.compare", ["--kernels", "copy", "--out", "/proc/x.md"], "--out /proc/x.md: cannot write in /proc"),
     ("analysis.report", ["--measured", "/dev/zero", "--out", "{d}/r.html"], "--measured /dev/zero: not a regular"),
     ("analysis.atomics", ["--rounds", "100000000"], "--rounds 100000000: 4 to 32,000"),
+    ("analysis.transfers", ["--measured", "{d}/empty.json"], "not kernels.bench's results (ValueError: no \"rows\""),
     ("analysis.banks", ["transpose_tiled", "--svg", "{d}/pics", "--draw", "mermaid"],
      "--svg draws SVG files, and --draw mermaid asks for another picture"),
     ("analysis.coalescing", ["{d}/loop.cu::k", "--grid", "1", "--block", "32"], "a link that leads nowhere"),
@@ -286,6 +294,14 @@ def test_file_inputs_of_one_compile(capsys, files):
         ([f"{files}/more.cu::unnamed", *launch], "unnamed: a parameter with no name ('int')"),
         ([ok, *launch, "--arg", "n=32", "--data", "a=/dev/zero"], "--data a=/dev/zero: not a regular file"),
         ([f"{files}/ns.cu::nk", *launch, "--arg", "n=32"], "ns.cu: no kernel 'nk'; found foo::bar::nk"),
+        ([f"{files}/sc.cu::sc", *launch, "--arg", "x=1e-50", "--arg", "y=1", "--arg", "c=-32768", "--arg", "t=1"],
+         "--arg x=1e-50: too small for float (it would be 0"),
+        ([f"{files}/sc.cu::sc", *launch, "--arg", "x=1_000", "--arg", "y=1", "--arg", "c=1", "--arg", "t=1"],
+         "--arg x=1_000: expected a number of type float: a decimal or hex float"),
+        ([f"{files}/sc.cu::apply<Square>", *launch, "--arg", "f=2"], "f is a Square, a struct with no data: it takes "
+                                                                      "no value"),
+        ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/ok.cu"], "not a numpy .npy array (no .npy header); "
+                                                                        "save one with np.save"),
         ([f"{files}/more.cu::vec", *launch, "--arg", "dims=4"], "parameter dims has type 'int2' (a struct or vector "
                                                                 "passed by value), which the command line cannot build"),
         ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[0]"], "at least one element"),
@@ -511,3 +527,15 @@ def test_a_typedef_and_a_default_argument_are_read_as_the_compiler_reads_them(ca
     code, out, err = run_in_process(capsys, "analysis.coalescing", f"{files}/more.cu::dflt", "--grid", "1", "--block",
                                     "32", "--draw", "none")
     assert code == 0 and err == "", err
+
+
+def test_scalars_as_c_writes_them_and_functors_by_value(capsys, files):
+    """int16_t, a bfloat16 scalar (1.5, not its bits), hex floats, and an empty functor by value (CUB's Sum, a
+    transform's op: one byte, no --arg) all run."""
+    need_nvrtc()
+    launch = ["--grid", "1", "--block", "32", "--draw", "none"]
+    for argv in ([f"{files}/sc.cu::sc", *launch, "--arg", "x=0x1p-3", "--arg", "y=-0x1.8p1", "--arg", "c=-32768",
+                  "--arg", "t=1.5"],
+                 [f"{files}/sc.cu::apply<Square>", *launch]):
+        code, out, err = run_in_process(capsys, "analysis.coalescing", *argv)
+        assert code == 0 and err == "", err

@@ -257,3 +257,31 @@ def test_output_that_cannot_be_written_is_one_line():
                            text=True, timeout=120)
     assert r.returncode == 2 and r.stderr == "error: cannot write the output: No space left on device; send it " \
                                              "where there is room\n", r.stderr
+
+
+def test_a_full_cache_costs_only_the_cache(tmp_path, monkeypatch, capsys):
+    """Every write to the cache fails for want of room: the answer is the same, no half-written file is left,
+    and the SASS is still read (a full cache had been taken for nvdisasm missing: 'pip install ...')."""
+    need_nvrtc()
+    import errno
+    import pathlib
+    from analysis import sass
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed")
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("CUDASIM_CACHE", str(cache))
+    real_text, real_bytes = pathlib.Path.write_text, pathlib.Path.write_bytes
+
+    def full(real):
+        def write(self, *a, **k):
+            if str(self).startswith(str(cache)):
+                real(self, "")  # the file is made, then the disk is full
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return real(self, *a, **k)
+        return write
+    monkeypatch.setattr(pathlib.Path, "write_text", full(real_text))
+    monkeypatch.setattr(pathlib.Path, "write_bytes", full(real_bytes))
+    from analysis.cli import main
+    assert main("timing", ["transpose_tiled", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["time_us"] > 0
+    assert not [p for p in cache.rglob("*") if p.is_file()]
