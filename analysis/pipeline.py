@@ -25,7 +25,7 @@ import hashlib
 import json
 import os
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import product
 from pathlib import Path
@@ -37,6 +37,7 @@ from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFau
                      SourceModule, compile_cuda)
 from cudasim import progress
 from cudasim.compile import cache_dir, name_expressions
+from cudasim.ptx import launch_bounds
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 
@@ -480,7 +481,9 @@ def launch_result(model: Model, launch: ResolvedLaunch, options: argparse.Namesp
     """A launch model's result: ptxas's resources for the launch and its GPU row, no simulation; with
     the compiler that made the code."""
     compiled = compile_launch(launch)
-    return {**model.analyze(launch, compiled.resources, options), "compiler": compiled.result.compiler}
+    threads, blocks = launch_bounds(compiled.result.ptx, compiled.entry)
+    resources = replace(compiled.resources, max_threads=threads, min_blocks=blocks)
+    return {**model.analyze(launch, resources, options), "compiler": compiled.result.compiler}
 
 
 def _code_hash() -> str:

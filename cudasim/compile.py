@@ -53,6 +53,8 @@ class Resources:
     spill_loads: int
     barriers: int
     const_bytes: int = 0
+    max_threads: int = 0  # __launch_bounds__'s most threads a block (PTX .maxntid/.reqntid; 0: none asked)
+    min_blocks: int = 0  # and its fewest blocks an SM should hold (.minnctapersm)
 
 
 @dataclass

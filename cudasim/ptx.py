@@ -9,6 +9,7 @@ for support later, when the executor decodes them.
 """
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -31,6 +32,24 @@ CARRY_OPS = ("addc", "subc", "madc")
 class PtxParseError(ValueError):
     """The PTX text has a construct this parser does not know."""
 
+
+
+_DIRECTIVE_RE = re.compile(r"\.(maxntid|reqntid|minnctapersm|maxnreg|maxclusterrank|reqnctapercluster)\s+([\d,\s]+)")
+
+
+def entry_directives(header: str) -> dict[str, tuple[int, ...]]:
+    """The performance directives of a function header's text (__launch_bounds__ is .maxntid and .minnctapersm)."""
+    return {d.group(1): tuple(int(x) for x in d.group(2).replace(",", " ").split())
+            for d in _DIRECTIVE_RE.finditer(header)}
+
+
+def launch_bounds(ptx: str, entry: str) -> tuple[int, int]:
+    """(most threads a block may have, fewest blocks an SM should hold) that an entry's __launch_bounds__ ask
+    for in the PTX; 0 where it asks nothing."""
+    m = re.search(rf"\.entry\s+{re.escape(entry)}\s*\([^)]*\)([^{{]*)\{{", ptx, re.S)
+    d = entry_directives(m.group(1)) if m else {}
+    threads = d.get("maxntid") or d.get("reqntid") or ()
+    return (math.prod(threads) if threads else 0), (d.get("minnctapersm") or (0,))[0]
 
 @dataclass(frozen=True)
 class Operand:
@@ -317,10 +336,7 @@ class _Parser:
         if prototype:
             self.declared[m.group("name")] = (params, rets)
             return None
-        directives = {}
-        for d in re.finditer(r"\.(maxntid|reqntid|minnctapersm|maxnreg|maxclusterrank|reqnctapercluster)\s+([\d,\s]+)",
-                             m.group("rest")):
-            directives[d.group(1)] = tuple(int(x) for x in d.group(2).replace(",", " ").split())
+        directives = entry_directives(m.group("rest"))
         fn = Function(m.group("name"), m.group(2) == "entry", params, {}, [], [], [], {}, directives, rets)
         self._body(fn)
         return fn

@@ -11,6 +11,7 @@ import argparse
 import contextlib
 import importlib
 import io
+import json
 import os
 import runpy
 import subprocess
@@ -539,3 +540,17 @@ def test_scalars_as_c_writes_them_and_functors_by_value(capsys, files):
                  [f"{files}/sc.cu::apply<Square>", *launch]):
         code, out, err = run_in_process(capsys, "analysis.coalescing", *argv)
         assert code == 0 and err == "", err
+
+
+def test_occupancy_keeps_to_the_kernels_launch_bounds(capsys, tmp_path):
+    """__launch_bounds__(256, 64): no what-if row of 512 threads (the launch would fail), and a note that 64 blocks
+    an SM cannot fit."""
+    need_nvrtc()
+    cu = tmp_path / "lb.cu"
+    cu.write_text('extern "C" __global__ void __launch_bounds__(256, 64) k(float *a) { a[threadIdx.x] = 1.0f; }\n')
+    code, out, err = run_in_process(capsys, "analysis.occupancy", f"{cu}::k", "--grid", "132", "--block", "256",
+                                    "--json")
+    assert code == 0 and err == "", err
+    d = json.loads(out)
+    assert d["neighbours"] and all(n["threads"] <= 256 for n in d["neighbours"])
+    assert d["bounds"].startswith("__launch_bounds__ asks for 64 blocks/SM, and 8 fit")

@@ -340,6 +340,7 @@ def analyze(launch: Any, resources: Any, options: argparse.Namespace | None = No
     r = resources.registers if regs is None else regs
     s = resources.shared_bytes if smem_static is None else smem_static
     threads = launch.threads_per_block
+    bound, least = getattr(resources, "max_threads", 0), getattr(resources, "min_blocks", 0)
     occ = occupancy(gpu, r, threads, s, launch.shared, launch.blocks, launch.block,
                     optin=not options.no_optin)
     return {"target": launch.describe(), "gpu": gpu.key, "gpu_name": gpu.name, "grid": list(launch.grid),
@@ -349,8 +350,19 @@ def analyze(launch: Any, resources: Any, options: argparse.Namespace | None = No
                                                    "spill_stores": resources.spill_stores,
                                                    "spill_loads": resources.spill_loads},
             "occupancy": occ.to_dict(), "metrics": occ.metrics(),
-            "neighbours": [] if occ.refused else neighbours(gpu, r, threads, s, launch.shared, launch.blocks),
-            "spread": spread_note(occ, gpu)}
+            "neighbours": [] if occ.refused else [n for n in neighbours(gpu, r, threads, s, launch.shared,
+                                                                          launch.blocks)
+                                                  if not bound or n["threads"] <= bound],
+            "spread": spread_note(occ, gpu), "bounds": bounds_note(occ, bound, least)}
+
+
+def bounds_note(occ: Occupancy, max_threads: int, min_blocks: int) -> str | None:
+    """What the kernel's __launch_bounds__ say that the launch or the resources do not meet, or None."""
+    if occ.refused or not min_blocks or occ.blocks_per_sm >= min_blocks:
+        return None
+    return (f"__launch_bounds__ asks for {min_blocks} blocks/SM, and {occ.blocks_per_sm} fit "
+            f"({', '.join(occ.limiters)} limit them): ptxas could not meet it as compiled, or the launch differs "
+            f"from the one the bounds were written for")
 
 
 def render(d: dict, view: View) -> str:
@@ -397,6 +409,8 @@ def render(d: dict, view: View) -> str:
                    f"({o['grid_blocks']:,} blocks / ({lim} blocks/SM x {gpu.sms} SMs))")
     if d.get("spread"):
         out.append(f"  waves: {d['spread']}")
+    if d.get("bounds"):
+        out.append(f"  note: {d['bounds']}")
     if d["neighbours"]:
         out.append("")
         out.append("  What would change (same model):")
