@@ -30,9 +30,9 @@ from cudasim.includes import include_dirs_of
 from cudasim.ptx import Function
 from kernels import catalog
 
-from .args import (UNSIZED_LIMIT, TargetError, data_spec, kernel_names, made_up, make_args, module_variables,
-                   parse_dims, parse_kv, parse_signature)
+from .args import UNSIZED_LIMIT, TargetError, data_spec, made_up, make_args, module_variables, parse_dims, parse_kv
 from .pointers import address_params
+from .signature import kernel_names, parse_signature
 from .targetargs import compile_flags
 
 _ARGUMENTS: dict = {}  # (launch key, seed) -> the arguments made for it (ResolvedLaunch.arguments)
@@ -86,7 +86,7 @@ class ResolvedLaunch:
         return include_dirs_of(self.options)
 
     def signature(self) -> list:
-        """The kernel's parameters, from the source or the headers it includes (args.Param)."""
+        """The kernel's parameters, from the source or the headers it includes (signature.Param)."""
         return parse_signature(self.source, self.kernel, self.filename, self.include_dirs)
 
     def arguments(self, seed: int = 0) -> tuple[list[Any], list[str]]:

@@ -42,7 +42,8 @@ from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 
 from . import dataflow, registry, sass
-from .args import TargetError, no_such_kernel
+from .args import TargetError
+from .signature import no_such_kernel
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
 from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name, resolve, resolve_catalog,  # noqa: F401
                      resolve_file)

@@ -76,7 +76,8 @@ def compile_flags(args: argparse.Namespace) -> tuple[str, ...]:
     flags = []
     for d in getattr(args, "include", []):
         if not os.path.isdir(d):
-            raise TargetError(f"-I {d}: no such folder (give the folder that holds the headers)")
+            what = "a file, not a folder" if os.path.exists(d) else "no such folder"
+            raise TargetError(f"-I {d}: {what} (give the folder that holds the headers)")
         flags.append(f"-I{os.path.abspath(d)}")
     for o in getattr(args, "compiler_option", []):
         if not o.startswith("-"):

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from analysis import draw
-from analysis.args import TargetError, parse_dims, parse_signature
+from analysis.args import TargetError, parse_dims
+from analysis.signature import parse_signature
 from analysis.common import Example, provenance
 from analysis.models import banks, coalescing
 from analysis.models.occupancy import allocated_registers, driver_carveout, neighbours, occupancy, smem_per_block

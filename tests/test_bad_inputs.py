@@ -163,6 +163,7 @@ NO_COMPILE = [
     ("analysis.coalescing", ["transpose_tiled", "--bogus"], "unrecognized arguments: --bogus"),
     ("analysis.coalescing", [], "the following arguments are required: target"),
     ("analysis.coalescing", ["transpose_tiled", "-I", "{d}/no_such_folder"], "no such folder"),
+    ("analysis.coalescing", ["transpose_tiled", "-I", "{d}/ok.cu"], "ok.cu: a file, not a folder"),
     ("analysis.coalescing", ["transpose_tiled", "--compiler-option=-arch=sm_80"], "follows --gpu"),
     ("analysis.coalescing", ["transpose_tiled", "--draw", "svg"], "give the folder with --svg DIR"),
     ("analysis.banks", ["transpose_tiled", "--svg", "{d}/pics", "--json"], "JSON output has no pictures"),

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from analysis import registry
-from analysis.args import parse_signature
+from analysis.signature import parse_signature
 from corpus import manifest
 from corpus.sets import SETS, load_set, measured_path
 from kernels import catalog

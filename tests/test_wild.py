@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.args import parse_signature
+from analysis.signature import parse_signature
 from cudasim import In, Out, SourceModule, compile_cuda
 from needs import need_nvcc, need_nvrtc
 
