@@ -371,3 +371,28 @@ def test_the_blind_set_gives_each_kind_at_a_marked_line_and_nothing_on_the_corre
         lines = {x for f in found if f["kind"] == kind for x in (f["line"], (f.get("other") or {}).get("line"))}
         # b09: NVRTC puts the float4 load on the store's line
         assert not marked or lines & marked or e["file"].startswith("b09"), (kind, lines, marked)
+
+
+CAS_MAX = r'''__device__ float atomic_max(float* addr, float val) {
+    int* ai = (int*)addr;
+    int old = *ai, assumed;
+    do { assumed = old; old = atomicCAS(ai, assumed, __float_as_int(fmaxf(val, __int_as_float(assumed)))); }
+    while (assumed != old);
+    return __int_as_float(old);
+}
+extern "C" __global__ void k(const float* in, float* out, int* count) {
+    atomic_max(out, in[blockIdx.x * blockDim.x + threadIdx.x]);
+    atomicAdd(count, 1);
+    if (threadIdx.x == 0 && *count > 0) out[1] = 1.0f;   // a plain read of what other blocks' atomics write
+}'''
+
+
+def test_a_cas_loops_first_read_is_no_race_but_a_plain_read_of_atomics_is():
+    """The Programming Guide's atomicMax for floats reads *addr plainly, then lets atomicCAS decide: whatever the
+    read saw, the CAS writes only where it still holds, so the pair is not reported. A plain read of a counter
+    other blocks add to atomically, checked by nothing, still is."""
+    f = function(CAS_MAX, "k")
+    launch = f(np.arange(256, dtype=np.float32), np.zeros(2, np.float32), np.zeros(1, np.int32),
+               block=(64, 1, 1), grid=(4, 1), check="full")
+    lines = {f.this.line for f in launch.findings}
+    assert all(f.kind == "race" for f in launch.findings) and lines == {11}, [str(f) for f in launch.findings]

@@ -57,6 +57,7 @@ class RaceCheck:
 
     def __init__(self, findings: Findings, body, lpb: int):
         self.findings, self.body, self.lpb = findings, body, lpb
+        self.validated = validated_reads(body)
 
     # -- one access --------------------------------------------------------------------------
     def access(self, sh: Shadow, clocks: Clocks, vis: Visibility, now: int, acc: Access) -> None:
@@ -324,6 +325,8 @@ class RaceCheck:
         n = len(g)
         keys = np.stack([np.broadcast_to(np.asarray(x, np.int64), (n,)) for x in (pc1, rel, other_kind)], 1)
         for pc1_, rel_, ok_ in np.unique(keys, axis=0).tolist():
+            if (acc.pc, pc1_) in self.validated or (pc1_, acc.pc) in self.validated:
+                continue  # an optimistic read that a compare-and-swap checks: whatever it saw, the CAS decides
             sel = (keys == (pc1_, rel_, ok_)).all(1)
             other_op = ("write", "atomic", "read")[ok_] if not same_instruction else "write"
             if other_op == "atomic" and self.body[pc1_].base not in ("atom", "red"):
@@ -350,6 +353,24 @@ class RaceCheck:
                    f"by {RELATION[rel]} ({hazard}): {WHY[rel]}")
         return Finding("race", msg, this_side, space=acc.space, size=acc.size, other=other_side,
                        relation=RELATION[rel], hint=FIX[rel])
+
+
+def validated_reads(body) -> set[tuple[int, int]]:
+    """(load pc, CAS pc) pairs where a plain load's value is the compare operand of a compare-and-swap on the same
+    address: the CAS loop's first read (`old = *addr; do { assumed = old; old = atomicCAS(addr, assumed, f(old)); }
+    while (assumed != old)`). Whatever value the load races to see, the CAS only writes where it still holds, so
+    the pair is no race to report (the Programming Guide's atomicMax for floats is written so)."""
+    def operands(ins) -> list[str]:
+        parts = ins.text.split(None, 1)
+        return [o.strip() for o in parts[1].split(",")] if len(parts) > 1 else []
+    loads = [(pc, operands(x)) for pc, x in enumerate(body) if x.base == "ld" and not x.has("param", "const", "local")]
+    out = set()
+    for pc, x in enumerate(body):
+        if x.base == "atom" and x.has("cas"):
+            ops = operands(x)
+            out |= {(lpc, pc) for lpc, lops in loads if len(ops) == 4 and len(lops) == 2
+                    and lops[1] == ops[1] and lops[0] == ops[2]}
+    return out
 
 
 def init_check(findings: Findings, init: np.ndarray, acc: Access, describe: Callable[[int], tuple[str, dict | None]],
