@@ -24,6 +24,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 from collections import deque
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -291,7 +292,8 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
         except Runaway as stop:
             if grown is None:
                 raise
-            where = str(stop).split(": an endless loop? ", 1)[-1].split("; a kernel that needs more")[0]
+            at = re.search(r"[\d,]+ threads? (?:was|were) at .*? of block \([^)]*\)", str(stop))
+            where = at.group(0) if at else str(stop)
             raise Runaway(f"the runs that grew {grown} (given no size) to what the kernel reads passed the limit of "
                           f"{launch.max_steps:,} warp instructions together, and it reads on: an endless loop, or "
                           f"one that data (given or made up) sends far? {where}; give {grown} its size (--arg) or "

@@ -247,6 +247,7 @@ def test_the_runs_that_grow_a_buffer_share_the_step_limit(tmp_path, command):
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
     assert "the runs that grew flags (given no size)" in r.stderr and "limit of 20,000,000" in r.stderr
     assert "loopbreak.cu:3" in r.stderr and "give flags its size (--arg)" in r.stderr
+    assert r.stderr.count("warp instructions") == 1, r.stderr  # where the threads were, not the inner line again
     assert time.monotonic() - t0 < 60
 
 
