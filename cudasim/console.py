@@ -28,7 +28,10 @@ MEMORY_HINT = ("ask for less: fewer blocks (a smaller --grid or --size, no --all
 
 def fail(msg: str) -> NoReturn:
     """One line on stderr, exit status 2: how every unusable input ends."""
-    print(f"error: {msg}", file=sys.stderr, flush=True)
+    try:
+        print(f"error: {msg}", file=sys.stderr, flush=True)
+    except OSError:  # stderr itself cannot be written (a full disk): the status still says it
+        pass
     raise SystemExit(UNUSABLE)
 
 
@@ -131,7 +134,10 @@ def _last_words(line: str) -> None:
     except (OSError, ValueError):
         _quiet_stdout()
     prefix = "\n" if sys.stderr.isatty() else ""
-    print(f"{prefix}{line}", file=sys.stderr, flush=True)
+    try:
+        print(f"{prefix}{line}", file=sys.stderr, flush=True)
+    except OSError:  # stderr itself cannot be written: the status still says it
+        pass
 
 
 def _quiet_stdout() -> None:

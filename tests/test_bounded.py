@@ -258,6 +258,10 @@ def test_output_that_cannot_be_written_is_one_line():
                            text=True, timeout=120)
     assert r.returncode == 2 and r.stderr == "error: cannot write the output: No space left on device; send it " \
                                              "where there is room\n", r.stderr
+    with open("/dev/full", "w") as full:  # the error line itself cannot be written: the status still says it
+        r = subprocess.run([sys.executable, "-m", "analysis.coalescing", "nope_kernel"], cwd=ROOT, env=ENV,
+                           stdout=subprocess.PIPE, stderr=full, text=True, timeout=120)
+    assert r.returncode == 2 and r.stdout == ""
 
 
 def test_a_full_cache_costs_only_the_cache(tmp_path, monkeypatch, capsys):
