@@ -24,7 +24,6 @@ import argparse
 import hashlib
 import json
 import os
-import re
 from collections import deque
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -292,12 +291,10 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
         except Runaway as stop:
             if grown is None:
                 raise
-            at = re.search(r"[\d,]+ threads? (?:was|were) at .*? of block \([^)]*\)", str(stop))
-            where = at.group(0) if at else str(stop)
             raise Runaway(f"the runs that grew {grown} (given no size) to what the kernel reads passed the limit of "
                           f"{launch.max_steps:,} warp instructions together, and it reads on: an endless loop, or "
-                          f"one that data (given or made up) sends far? {where}; give {grown} its size (--arg) or "
-                          f"contents (--data), or a higher --max-steps") from None
+                          f"one that data (given or made up) sends far? {stop.at}; give {grown} its size (--arg) or "
+                          f"contents (--data), or a higher --max-steps", at=stop.at) from None
     notes = notes + partly
     printed = ran.stats["printf"].splitlines()
     if printed:

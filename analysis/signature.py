@@ -292,21 +292,8 @@ def no_such_kernel(filename: str, kernel: str, entries: list[str]) -> str:
 
 def _params(body: str, base: str) -> list[Param]:
     """The parameters of a parameter list's text."""
-    parts, depth, cur = [], 0, ""
-    for ch in body:
-        if ch in "<([":
-            depth += 1
-        if ch in ">)]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur)
     out = []
-    for p in parts:
+    for p in _split_top(body):
         default = p.split("=", 1)[1].strip() if "=" in p else None
         p = re.sub(r"\[\[.*?\]\]|__attribute__\s*\(\(.*?\)\)|\b__grid_constant__\b", " ", p.split("=")[0]).strip()
         if not p or p == "void":

@@ -93,6 +93,7 @@ def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMOR
         sys.exit(UNUSABLE)
     try:
         status = main(*args)
+        sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit, where it is a traceback
     except KeyboardInterrupt:
         _last_words("interrupted")
         sys.exit(INTERRUPTED)
@@ -111,14 +112,6 @@ def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMOR
             _last_words(f"error: cannot write the output: {e.strerror or e}; send it where there is room")
         else:
             _last_words(f"error: {e.filename}: {e.strerror or e}")
-        sys.exit(UNUSABLE)
-    try:
-        sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit, where it is a traceback
-    except OSError as e:
-        if e.errno not in _FULL:
-            raise
-        _quiet_stdout()
-        _last_words(f"error: cannot write the output: {e.strerror or e}; send it where there is room")
         sys.exit(UNUSABLE)
     sys.exit(status or 0)
 

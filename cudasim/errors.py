@@ -55,4 +55,9 @@ class LaunchError(SimulationError):
 
 
 class Runaway(SimulationError):
-    """The launch passed its step limit: an endless loop, or more work than the limit allows."""
+    """The launch passed its step limit: an endless loop, or more work than the limit allows. `at`: where its
+    threads were, in words."""
+
+    def __init__(self, message: str, at: str = ""):
+        super().__init__(message)
+        self.at = at

@@ -312,14 +312,14 @@ class Program:
         t, blk = lane % b.lpb, int(b.block_ids[lane // b.lpb])
         bx, by, _ = b.block
         gx, gy, _ = b.grid
+        at = (f"{e.m.count:,} thread{' was' if e.m.count == 1 else 's were'} at {ins.where()} (`{ins.text}`), first "
+              f"thread ({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},"
+              f"{blk // (gx * gy)})")
         raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction counts as "
                       f"every warp simulated beside it, at least {_FLOOR}, its cost to simulate): an endless loop, or a "
                       f"spin-wait on another block or warp that the simulator runs after the waiter (a lock between "
-                      f"blocks ends on a GPU)? "
-                      f"{e.m.count:,} thread{' was' if e.m.count == 1 else 's were'} at {ins.where()} (`{ins.text}`), "
-                      f"first thread "
-                      f"({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},{blk // (gx * gy)})"
-                      f"; a kernel that needs more takes a higher limit (max_steps=, --max-steps)")
+                      f"blocks ends on a GPU)? {at}; a kernel that needs more takes a higher limit (max_steps=, "
+                      f"--max-steps)", at=at)
 
     @staticmethod
     def _kill(b: Batch, stack: list[Entry], dead: np.ndarray) -> None:

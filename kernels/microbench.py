@@ -351,29 +351,26 @@ def m_imad_forms(b: Bench) -> None:
     FMA-heavy datapath longer than IMAD (address arithmetic and carry chains are made of them)."""
     blocks, threads = b.sms * 8, 256
     args = (np.uint32(1664525), np.uint32(1013904223))
-    plain = None
-    for kernel, name, instr in (("int_imad", "imad", "IMAD"), ("int_imad_wide", "imad_wide", "IMAD.WIDE.U32"),
-                                ("int_imad_hi", "imad_hi", "IMAD.HI.U32")):
-        r = b.throughput(kernel, args, 128, blocks, threads, 64)
-        rate = per_clk_sm(b, r["ops"], r)
-        plain = plain or rate
-        b.fig(f"{name}_forms_per_clk_sm", rate, f"{instr}/clk/SM",
-              f"{kernel}: {blocks} blocks x 256 threads, 8 independent chains per thread, 128 {instr} per loop "
-              f"iteration (SASS); thread-level {instr} / (event time x measured clock x SMs); "
-              f"{rate / plain:.2f} x IMAD's in the same run", ms=r["ms"], iters=r["iters"], clock_mhz=r["clock_mhz"],
-              registers=r["registers"])
-    plain = None  # each step one LOP3 and one multiply with no addend: nothing else in the loop (SASS)
-    for kernel, name, instr in (("int_xor_imad", "xor_imad", "IMAD"),
-                                ("int_xor_imad_wide_u32", "xor_imad_wide_u32", "IMAD.WIDE.U32"),
-                                ("int_xor_imad_wide", "xor_imad_wide", "IMAD.WIDE")):
-        r = b.throughput(kernel, args, 128, blocks, threads, 64)
-        rate = per_clk_sm(b, r["ops"], r)
-        plain = plain or rate
-        b.fig(f"{name}_per_clk_sm", rate, f"{instr}/clk/SM",
-              f"{kernel}: {blocks} blocks x 256 threads, 8 independent chains per thread, each step one LOP3.LUT and "
-              f"one {instr} (128 of each per loop iteration, SASS); thread-level {instr} / (event time x measured "
-              f"clock x SMs); {rate / plain:.2f} x the LOP3 + IMAD loop's in the same run", ms=r["ms"],
-              iters=r["iters"], clock_mhz=r["clock_mhz"], registers=r["registers"])
+    chains = f"{blocks} blocks x 256 threads, 8 independent chains per thread"
+    groups = (  # (kernel, figure, instruction) of each, how a step is made, whose rate the others are set beside
+        ((("int_imad", "imad_forms", "IMAD"), ("int_imad_wide", "imad_wide_forms", "IMAD.WIDE.U32"),
+          ("int_imad_hi", "imad_hi_forms", "IMAD.HI.U32")),
+         lambda instr: f"128 {instr} per loop iteration (SASS)", "IMAD's"),
+        # each step one LOP3 and one multiply with no addend: nothing else in the loop (SASS)
+        ((("int_xor_imad", "xor_imad", "IMAD"), ("int_xor_imad_wide_u32", "xor_imad_wide_u32", "IMAD.WIDE.U32"),
+          ("int_xor_imad_wide", "xor_imad_wide", "IMAD.WIDE")),
+         lambda instr: f"each step one LOP3.LUT and one {instr} (128 of each per loop iteration, SASS)",
+         "the LOP3 + IMAD loop's"))
+    for rows, step, versus in groups:
+        plain = None
+        for kernel, name, instr in rows:
+            r = b.throughput(kernel, args, 128, blocks, threads, 64)
+            rate = per_clk_sm(b, r["ops"], r)
+            plain = plain or rate
+            b.fig(f"{name}_per_clk_sm", rate, f"{instr}/clk/SM",
+                  f"{kernel}: {chains}, {step(instr)}; thread-level {instr} / (event time x measured clock x SMs); "
+                  f"{rate / plain:.2f} x {versus} in the same run", ms=r["ms"], iters=r["iters"],
+                  clock_mhz=r["clock_mhz"], registers=r["registers"])
 
 
 ATOMIC_TAIL_WORDS = (0, 1, 4096)

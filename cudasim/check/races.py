@@ -360,16 +360,13 @@ def validated_reads(body) -> set[tuple[int, int]]:
     address: the CAS loop's first read (`old = *addr; do { assumed = old; old = atomicCAS(addr, assumed, f(old)); }
     while (assumed != old)`). Whatever value the load races to see, the CAS only writes where it still holds, so
     the pair is no race to report (the Programming Guide's atomicMax for floats is written so)."""
-    def operands(ins) -> list[str]:
-        parts = ins.text.split(None, 1)
-        return [o.strip() for o in parts[1].split(",")] if len(parts) > 1 else []
-    loads = [(pc, operands(x)) for pc, x in enumerate(body) if x.base == "ld" and not x.has("param", "const", "local")]
+    loads = [(pc, x.operands) for pc, x in enumerate(body)
+             if x.base == "ld" and not x.has("param", "const", "local") and len(x.operands) == 2]
     out = set()
     for pc, x in enumerate(body):
-        if x.base == "atom" and x.has("cas"):
-            ops = operands(x)
-            out |= {(lpc, pc) for lpc, lops in loads if len(ops) == 4 and len(lops) == 2
-                    and lops[1] == ops[1] and lops[0] == ops[2]}
+        if x.base == "atom" and x.has("cas") and len(x.operands) == 4:
+            _, addr, compare, _ = x.operands
+            out |= {(lpc, pc) for lpc, (dest, src) in loads if src == addr and dest == compare}
     return out
 
 
