@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, Runaway, SimulationError,
+from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, Runaway, SimulationError, Stalled,
                      SourceModule, compile_cuda)
 from cudasim import progress
 from cudasim.compile import cache_dir, name_expressions
@@ -289,13 +289,17 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
                 raise
             spent += getattr(fault, "steps", 0)
         except Runaway as stop:
-            if grown is None:
+            if grown is None or isinstance(stop, Stalled):
                 raise
             raise Runaway(f"the runs that grew {grown} (given no size) to what the kernel reads passed the limit of "
                           f"{launch.max_steps:,} warp instructions together, and it reads on: an endless loop, or "
                           f"one that data (given or made up) sends far? {stop.at}; give {grown} its size (--arg) or "
                           f"contents (--data), or a higher --max-steps", at=stop.at) from None
     notes = notes + partly
+    if ran.stats["yields"]:
+        notes.append(f"blocks waited for others in spin-waits, so the simulator ran those first ({ran.stats['yields']:,} "
+                     f"time{'s' if ran.stats['yields'] > 1 else ''}); how often a wait goes round its loop depends on "
+                     "timing, so its counts are the simulator's, not the GPU's")
     printed = ran.stats["printf"].splitlines()
     if printed:
         notes.append(f"the kernel printed {len(printed):,} line{'s' if len(printed) != 1 else ''} (printf) in the "
@@ -342,17 +346,29 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     blocks, _ = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
     how = "every block" if blocks is None else "sampled blocks"
     with progress.task(f"simulating {launch.kernel}, {launch.blocks:,} blocks", None, how):
-        return _simulate_sampled(launch, all_blocks, use_sass)
+        try:
+            return _simulate_sampled(launch, all_blocks, use_sass)
+        except Stalled as stop:
+            if all_blocks or blocks is None and launch.blocks == 1:
+                raise
+            wait = stop.at
+    plan_blocks(launch.grid, launch.threads_per_block, True)  # refuses a grid too large to run whole
+    with progress.task(f"simulating {launch.kernel}, {launch.blocks:,} blocks", None, "every block, in order"):
+        sim = _simulate_sampled(launch, True, use_sass, alone=False)
+    sim.notes.insert(0, f"a block run alone waited for ever on another ({wait}), so every block was simulated, in "
+                        "order")
+    return sim
 
 
-def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool) -> Simulated:
+def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, alone: bool = True) -> Simulated:
+    """`alone`: blocks may be run one at a time to size buffers and to find where the work changes."""
     blocks, weights = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
     compiled = compile_launch(launch)
     one_d = launch.grid[1] == launch.grid[2] == 1
     located = True
     extra: list[str] = []
     probe = None  # one parsed kernel for every probe launch
-    if launch.blocks > 1 and launch.unsized():  # the grid's last block first: buffers left unsized grow at once to
+    if launch.blocks > 1 and launch.unsized() and alone:  # the grid's last block first: buffers left unsized grow at once to
         probe = _function(launch, compiled)     # what it reaches, rather than step by step as probes reach further
         simulate(launch, compiled, [launch.blocks - 1], function=probe)
     if blocks is None and not all_blocks and launch.blocks > 1:  # few threads, but each block may do much work

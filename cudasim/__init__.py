@@ -16,9 +16,9 @@ if _sys.argv[:1] == ["-m"]:  # `python -m` is loading a command: a Ctrl-C before
 from .api import Function, Launch, SourceModule
 from .compile import CompileError, CompileResult, Resources, compile_cuda
 from .driver import In, InOut, Out
-from .errors import (BarrierDivergence, LaunchError, MemoryFault, Runaway, SimulationError,
+from .errors import (BarrierDivergence, LaunchError, MemoryFault, Runaway, SimulationError, Stalled,
                      UnsupportedInstruction)
 
 __all__ = ["SourceModule", "Function", "Launch", "In", "Out", "InOut", "CompileError", "CompileResult",
            "Resources", "compile_cuda", "SimulationError", "UnsupportedInstruction", "MemoryFault",
-           "BarrierDivergence", "LaunchError", "Runaway"]
+           "BarrierDivergence", "LaunchError", "Runaway", "Stalled"]

@@ -61,3 +61,9 @@ class Runaway(SimulationError):
     def __init__(self, message: str, at: str = ""):
         super().__init__(message)
         self.at = at
+
+
+class Stalled(Runaway):
+    """Threads wait in a loop on memory that nothing simulated will change: round after round they are the same,
+    and every block of their batch waits with them (on a block not simulated, or one of a later batch, a warp of
+    its own block, or in a deadlock). `at`: where they were, in words."""

@@ -8,6 +8,12 @@ IPDOM stack (the same instructions, in the same order, with the same lane masks)
 the interleaving between warps differs, which a race-free kernel cannot observe (between
 barriers, the race checker looks for exactly the accesses whose order would matter).
 
+A spin-wait on another block (a lock, a flag a block before it sets) would run forever in
+one SIMT group, since the waiters run first. So a loop that talks to memory other blocks
+write (atomics, volatile or acquire loads), once it has gone round `_SPIN` times with the
+same lanes, yields: the blocks with no lane in it run to their end first, each of their
+warps on the same path as before, so only the order between blocks changes, as on a GPU.
+
 Blocks are independent, so a large grid is cut into batches that fit in memory. Every
 instruction is decoded once, through the opcode table, into a closure; straight-line code
 runs regrouped (`fusion`); branches and exits are executed here.
@@ -22,7 +28,7 @@ import numpy as np
 from .calls import MAX_DEPTH, Runtime
 from .cfg import EXIT, build_cfg
 from .context import DecodeContext
-from .errors import LaunchError, Runaway, SimulationError, UnsupportedInstruction
+from .errors import LaunchError, Runaway, SimulationError, Stalled, UnsupportedInstruction
 from .fusion import Fusion
 from .hazards import Finding, Hazards
 from .memory import GlobalMemory
@@ -41,6 +47,7 @@ MAX_STEPS = 1_000_000_000  # warp instructions one launch may simulate unless to
 _FLOOR = 128  # an instruction counts against max_steps as every warp simulated beside it, at least this many,
 # however few it runs for: its cost to simulate (numpy over the batch's lanes, after a fixed cost) has that shape,
 # so one spinning warp stops in seconds, not in the hour 10^9 steps of it took, and so does one lane among many
+_SPIN = 16  # times a communicating loop goes round with the same lanes before the blocks not in it run first
 _POLL = 1 << 16  # warp instructions between two looks at the clock, within a time_limit
 _DEADLINE: list[tuple[float, float, str]] = []  # (perf_counter deadline, seconds, what is limited): time_limit's
 
@@ -109,6 +116,10 @@ class Program:
                 self.kinds.append(_CALL)
                 self.targets.append(-1 if self.ops[-1] is not None else link.start(link.callees[pc]))
                 continue
+            if self.checker is not None and ins.base == "trap":  # a finding: its lanes end, as a call's may
+                self.kinds.append(_CALL)
+                self.targets.append(-1)
+                continue
             runs_here = r is None or r.refused or r.decode is not None  # None: refused when it runs
             self.kinds.append(_NORMAL if runs_here else _BRA if r.branch else _RET if pc in returns else _EXIT)
             self.targets.append(fn.labels[ins.operands[0].name] if self.kinds[-1] == _BRA else -1)
@@ -116,6 +127,7 @@ class Program:
                       if self.kinds[pc] == _CALL and t >= 0 and link.callees[pc] in link.saves}
         if self.checker is not None:
             self.checker.instrument(self.ops, self.ctx)
+        self.spins = _spin_loops(body, self.kinds, self.targets)
         self.leaders = {blk.start for blk in self.cfg.blocks}
         self.fusion = Fusion(body, self.ops, self.guards, [k == _NORMAL for k in self.kinds], self.leaders,
                              self.ctx, FUSE, fuse_memory=self.checker is None)
@@ -195,6 +207,8 @@ class Program:
         watch = b.profiled  # [(batch block index, path)] for the blocks whose warps are followed
         limit = stats["max_steps"] - stats["steps"]
         look = min(_POLL, limit) if _DEADLINE else limit  # the next step count to look at the limits at
+        spins, spun, rounds, seen = self.spins, None, 0, None  # the entry going round a communicating loop, how
+        # often, and its lanes' registers the last time round
         try:
             while stack:
                 e = stack[-1]
@@ -252,19 +266,38 @@ class Program:
                     tgt = targets[pc]
                     if g is None:
                         e.pc = tgt
-                        continue
-                    p = regs[g]
-                    taken = m.mask & ~p if neg else m.mask & p
-                    nt = m.mask & ~taken
-                    if not taken.any():
-                        e.pc = pc + 1
-                    elif not nt.any():
-                        e.pc = tgt
                     else:
-                        r = ipdom[pc]
-                        e.pc = r
-                        stack.append(Entry(pc + 1, Mask.of(nt), r))
-                        stack.append(Entry(tgt, Mask.of(taken), r))
+                        p = regs[g]
+                        taken = m.mask & ~p if neg else m.mask & p
+                        nt = m.mask & ~taken
+                        if not taken.any():
+                            e.pc = pc + 1
+                            continue
+                        if nt.any():
+                            r = ipdom[pc]
+                            e.pc = r
+                            stack.append(Entry(pc + 1, Mask.of(nt), r))
+                            stack.append(Entry(tgt, Mask.of(taken), r))
+                            continue
+                        e.pc = tgt
+                    if pc in spins:
+                        if spun is not e:
+                            spun, rounds, seen = e, 0, None
+                        rounds += 1
+                        if rounds == _SPIN:
+                            moved = _yield(b, stack)
+                            if moved:
+                                stats["yields"] += 1
+                                spun = None
+                            elif moved is None:  # inside a call: left to the step limit
+                                rounds = -(1 << 62)
+                        elif rounds > _SPIN and (seen is not None or rounds & (rounds - 1) == 0):
+                            # nothing else can run: the same registers two rounds running are the same for ever
+                            # (looked at from round 32, then 64, 128, ...: a loop that goes on has its cost)
+                            now = _state(b, e.m)
+                            if now == seen:
+                                self._stalled(b, e, pc, stats)
+                            seen = None if seen is not None else now
                     continue
                 if k == _CALL or k == _RET:
                     lanes = m.mask if g is None else (m.mask & ~regs[g] if neg else m.mask & regs[g])
@@ -307,19 +340,32 @@ class Program:
         return self.runs[pc][0] if self.kinds[pc] == _NORMAL else pc + 1
 
     def _runaway(self, b: Batch, e: Entry, max_steps: int) -> None:
+        at = self._where(b, e)
+        raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction counts as "
+                      f"every warp simulated beside it, at least {_FLOOR}, its cost to simulate): an endless loop, or "
+                      f"a spin-wait on another warp of the same block (the simulator runs a block's warps as one "
+                      f"group)? {at}; a kernel that needs more takes a higher limit (max_steps=, --max-steps)", at=at)
+
+    def _where(self, b: Batch, e: Entry) -> str:
         ins = self.fn.body[min(max(e.pc, 0), len(self.fn.body) - 1)]
         lane = int(e.m.idx[0]) if e.m.count else 0
         t, blk = lane % b.lpb, int(b.block_ids[lane // b.lpb])
         bx, by, _ = b.block
         gx, gy, _ = b.grid
-        at = (f"{e.m.count:,} thread{' was' if e.m.count == 1 else 's were'} at {ins.where()} (`{ins.text}`), first "
-              f"thread ({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},"
-              f"{blk // (gx * gy)})")
-        raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction counts as "
-                      f"every warp simulated beside it, at least {_FLOOR}, its cost to simulate): an endless loop, or a "
-                      f"spin-wait on another block or warp that the simulator runs after the waiter (a lock between "
-                      f"blocks ends on a GPU)? {at}; a kernel that needs more takes a higher limit (max_steps=, "
-                      f"--max-steps)", at=at)
+        return (f"{e.m.count:,} thread{' was' if e.m.count == 1 else 's were'} at {ins.where()} (`{ins.text}`), "
+                f"first thread ({t % bx},{t // bx % by},{t // (bx * by)}) of block ({blk % gx},{blk // gx % gy},"
+                f"{blk // (gx * gy)})")
+
+    def _stalled(self, b: Batch, e: Entry, pc: int, stats: dict) -> None:
+        at = self._where(b, e)
+        run, total = stats["blocks_run"], stats["blocks_total"]
+        which = (f"only {run:,} of the grid's {total:,} blocks are simulated here, so it may wait on one that is not"
+                 if run < total else f"it may wait on a block of a later batch (blocks run {b.nb:,} at a time, in "
+                 f"order), on another thread of its own block (cudasim runs a block's threads as one SIMT group, the waiters "
+                 f"first; since Volta a GPU lets the other thread go on), or in a deadlock")
+        raise Stalled(f"a spin-wait that nothing simulated will end: {at}, going round the loop ending at "
+                      f"{self.fn.body[pc].where()} with the same registers every time, and no other block of their "
+                      f"batch can run; {which}", at=at)
 
     @staticmethod
     def _kill(b: Batch, stack: list[Entry], dead: np.ndarray) -> None:
@@ -357,7 +403,8 @@ class Program:
         if chk is not None:
             chk.start_launch(self.gmem, grid, block, lpb, n_run)
         stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(n_run),
-                 "blocks_total": int(total), "pc_runs": {}, "max_steps": int(max_steps), "steps": 0}
+                 "blocks_total": int(total), "pc_runs": {}, "max_steps": int(max_steps), "steps": 0,
+                 "yields": 0}
         follow = set() if follow_blocks is None else {int(x) for x in follow_blocks}
         followed: dict[int, list[tuple[int, int]]] = {}
         t0 = time.perf_counter()
@@ -394,6 +441,42 @@ class Program:
                          else [int(x) for x in traced])
         tr = self.recorder.build(self.fn.body, grid, block, traced_blocks)
         return tr, stats, chk.end_launch() if chk is not None else list(self.hazards.findings.values())
+
+
+def _spin_loops(body, kinds: list[int], targets: list[int]) -> frozenset[int]:
+    """The backward branches whose loop talks to memory that other blocks write: an atomic, or a volatile,
+    relaxed or acquire load (a plain load in a spin-wait is hoisted out of it by the compiler)."""
+    out = set()
+    for pc, (k, t) in enumerate(zip(kinds, targets)):
+        if k == _BRA and 0 <= t <= pc and any(
+                ins.base == "atom" or (ins.base == "ld" and ins.has("volatile", "relaxed", "acquire"))
+                for ins in body[t:pc + 1]):
+            out.add(pc)
+    return frozenset(out)
+
+
+def _state(b: Batch, m: Mask) -> bytes:
+    """The registers of lanes `m`, as bytes (NaN compares equal to itself)."""
+    return b"".join(np.ascontiguousarray(v[m.idx]).tobytes() for v in b.regs.values())
+
+
+def _yield(b: Batch, stack: list[Entry]) -> bool | None:
+    """The blocks with no lane in the stack's top entry (a loop going round) run to their end first: their lanes
+    leave every entry for copies of the entries above the stack, in the same order, so each of their warps
+    resumes where it was, on the same path. False: every block waits; None: not inside a call (a frame's saved state
+    is one per lane set)."""
+    if any(x.frame is not None for x in stack):
+        return None
+    waiting = stack[-1].m.mask.reshape(b.nb, b.lpb).any(1)
+    free = np.repeat(~waiting, b.lpb) & b.alive
+    if not free.any():
+        return False
+    moved = [Entry(x.pc, Mask.of(x.m.mask & free), x.reconv) for x in stack if (x.m.mask & free).any()]
+    for x in stack:
+        if (x.m.mask & free).any():
+            x.m = Mask.of(x.m.mask & ~free)
+    stack.extend(moved)
+    return True
 
 
 def _lanes_local(b: Batch) -> np.ndarray:

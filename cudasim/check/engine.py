@@ -92,6 +92,8 @@ class Checker:
                 ops[pc] = wrap_fence(ops[pc], ins, pc, self)
             elif ins.base == "call" and ins.operands[0].name == "__assertfail":
                 ops[pc] = self._wrap_assert(ops[pc], ins, pc)
+            elif ins.base == "trap":
+                ops[pc] = self._trap(ins, pc)
 
     def _wrap_assert(self, op, ins, pc: int):
         """A failed `assert` is a finding, and the lanes that failed it end there: the GPU stops the whole
@@ -107,6 +109,17 @@ class Checker:
             return m.mask
         return checked
 
+    def _trap(self, ins, pc: int):
+        """A `trap` that runs is a finding, and its lanes end there: the GPU ends the whole launch at the first,
+        the checker goes on to find the rest."""
+        def trapped(b: Batch, m) -> np.ndarray:
+            self.findings.add(("trap", site(ins, pc)), lambda: Finding(
+                "trap", "the kernel executed `trap` (__trap(), or a check the compiler made one); on the GPU the "
+                "launch ends at the first, and it and later calls fail with cudaErrorLaunchFailure",
+                Side(pc, str(ins.file), ins.line, ins.text, "trap")), self.clocks.gid[m.idx])
+            return m.mask
+        return trapped
+
     def tick(self) -> int:
         """The next event time; stops the run past the time limit."""
         self.now += 1
@@ -118,9 +131,10 @@ class Checker:
                 self.last_progress = t
                 self.progress(self.done, self.blocks, t - self.t0)
             if self.deadline is not None and t > self.deadline:
-                raise CheckStopped(f"the check ran past its time limit of {self.timeout:g} s: a loop that waits for "
-                                   f"another block or warp (a spin lock) never ends where the simulator runs the "
-                                   f"waiter first; or the launch is too large (check a smaller size)")
+                raise CheckStopped(f"the check ran past its time limit of {self.timeout:g} s: a loop that never ends, "
+                                   f"or one that waits on another thread of its own block (the simulator runs a "
+                                   f"block's threads as one group, the waiters first); or the launch is too large "
+                                   f"(check a smaller size)")
         return self.now
 
     # -- a launch ------------------------------------------------------------------------------

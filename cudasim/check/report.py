@@ -31,6 +31,8 @@ def title(f: Finding) -> str:
         return "Barrier error: __syncthreads() reached by part of a block (divergent barrier)"
     if f.kind == "assert":
         return "Device-side assertion failed (the GPU stops the launch: cudaErrorAssert)"
+    if f.kind == "trap":
+        return "Device-side trap (the GPU stops the launch: cudaErrorLaunchFailure)"
     return "Warp-sync error: " + f.message.split(" ", 1)[0]
 
 
@@ -98,7 +100,7 @@ def summary(findings: list[Finding]) -> str:
 
 def render(description: str, findings: list[Finding], notes: list[str], stats: str) -> str:
     lines = [P + "CUDASIM.CHECK (compute-sanitizer's checks, on the CPU: race, out-of-bounds, misaligned, "
-             "divergent-barrier, uninitialized, warp-sync, assert)", P + f"Checking {description}: {stats}", P.rstrip()]
+             "divergent-barrier, uninitialized, warp-sync, assert, trap)", P + f"Checking {description}: {stats}", P.rstrip()]
     for f in findings:
         lines += block(f)
     for n in notes:
