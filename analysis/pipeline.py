@@ -36,7 +36,7 @@ import numpy as np
 from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, Runaway, SimulationError, Stalled,
                      SourceModule, compile_cuda)
 from cudasim import progress
-from cudasim.compile import cache_dir, name_expressions
+from cudasim.compile import cache_dir, name_expressions, split_overload
 from cudasim.ptx import launch_bounds
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
@@ -88,6 +88,9 @@ def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, file
         if "invalid value for --gpu-architecture" in str(e):
             raise TargetError(f"--gpu: this compiler cannot make code for {arch} (CUDA 13 dropped compute capability "
                               f"7.0 and older): choose a GPU of 7.5 or newer (cudasim/gpus.json)") from None
+        if "__nv_name_map" in str(e) and split_overload(kernel)[1] is not None:  # no overload takes those types
+            every = compile_cuda(source, [], options=list(options), arch=arch, filename=filename)
+            raise TargetError(no_such_kernel(filename, kernel, list(every.resources))) from None
         raise TargetError(f"{str(e).splitlines()[0]} (compiling for {arch})") from None
     except KeyError:
         raise TargetError(no_such_kernel(filename, kernel, list(res.resources))) from None

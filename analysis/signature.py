@@ -9,7 +9,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from cudasim.compile import split_overload
 from cudasim.includes import included_files
+
+from . import macros
 
 class TargetError(Exception):
     """A TARGET or option the CLI cannot use; printed as one line, exit status 2."""
@@ -64,9 +67,17 @@ def parse_signature(source: str, kernel: str, filename: str | None = None,
     """Parameters of `__global__ ... kernel(...)` (names, types, pointer-ness), from the source or the
     headers it includes (found beside `filename` and in `include_dirs`, as the compiler finds them); a
     definition is preferred to a declaration, whose parameters may be unnamed."""
-    base = kernel.split("<")[0].strip().split("::")[-1]
+    name, types = split_overload(kernel)
+    base = name.split("<")[0].strip().split("::")[-1]
     texts = [source] + [text for _, text in included_files(source, filename, list(include_dirs))]
-    return [_functor(_aliased(p, texts), texts) for p in _signature(texts, base, kernel, filename)]
+    try:
+        params = _signature(texts, base, name, filename, types)
+    except TargetError:
+        expanded = macros.expand([_strip_comments(t) for t in texts])  # a kernel a macro declares
+        if expanded is None:
+            raise
+        params = _signature([expanded], base, name, filename, types)
+    return [_functor(_aliased(p, texts), texts) for p in params]
 
 
 def _functor(p: Param, texts: list[str]) -> Param:
@@ -106,8 +117,9 @@ def _aliased(p: Param, texts: list[str]) -> Param:
     return p
 
 
-def _signature(texts: list[str], base: str, kernel: str, filename: str | None) -> list[Param]:
-    found = None
+def _signature(texts: list[str], base: str, kernel: str, filename: str | None, types: str | None = None) -> list[Param]:
+    """`types`: the parameter types an overload was named with (`scale(float*, int)`): the definition with them."""
+    found, overloads = None, []
     for text in texts:
         src = _strip_attributes(_strip_comments(text))
         for m in re.finditer(r"__global__[^;{(]*?\b" + re.escape(base) + r"\s*\(", src):
@@ -117,18 +129,47 @@ def _signature(texts: list[str], base: str, kernel: str, filename: str | None) -
                 depth += {"(": 1, ")": -1}.get(src[j], 0)
                 j += 1
             defined = re.match(r"\s*(?:const\s*)?\{", src[j:]) is not None
+            params = _instantiated(src[i:j - 1], src[:m.start()], kernel)
+            if types is not None:
+                overloads.append(params)
+                if _same_types(_params(params, base), types, texts):
+                    return _params(params, base)
+                continue
             if found is None or defined:
-                found = _instantiated(src[i:j - 1], src[:m.start()], kernel)
+                found = params
             if defined:
                 return _params(found, base)
+    if overloads:
+        have = "; ".join(dict.fromkeys(", ".join(_type_text(p) for p in _params(o, base)) for o in overloads))
+        raise TargetError(f"{base}({types}): no overload of {base} takes those types; its overloads take ({have})")
     if found is not None:
         return _params(found, base)
     where = f" or the {len(texts) - 1} headers it includes" if len(texts) > 1 else ""
     if (d := demangle(kernel)) is not None:  # a mangled name, as an earlier line listed them
-        named = f"{filename}::{cxx_name(kernel)}" if filename else cxx_name(kernel)
-        raise TargetError(_mangled(kernel, d[0], d[1] is None and _definitions(d[0], texts) > 1, named))
-    raise TargetError(f"no __global__ function named {base!r} in the source{where} (signatures are read as written: "
-                      f"a kernel a macro declares is not seen; write its signature out)")
+        raise TargetError(_mangled(kernel, d[0], d[1] is None and _definitions(d[0], texts) > 1,
+                                   f"{filename}::" if filename else ""))
+    raise TargetError(f"no __global__ function named {base!r} in the source{where}, nor in what its macros "
+                      f"expand to")
+
+
+def _type_key(text: str, texts: list[str]) -> tuple[str, int]:
+    """A parameter type as overloads tell types apart: its pointers, and its base type through aliases, with
+    const, volatile and __restrict__ left out."""
+    stars = text.count("*") + text.count("[") + text.count("&")
+    t = " ".join(re.sub(r"\b(const|volatile|__restrict__|__restrict|restrict|struct)\b|\*|&|\[[^\]]*\]", " ",
+                        text).split())
+    t = _aliased(Param(t, "", False), texts).ctype
+    return (np.dtype(_CTYPES[t]).str if t in _CTYPES else t), stars
+
+
+def _type_text(p: Param) -> str:
+    return p.ctype + ("*" if p.pointer else "")
+
+
+def _same_types(params: list[Param], types: str, texts: list[str]) -> bool:
+    """Whether `params` are of the `types` an overload was named with."""
+    want = [_type_key(t, texts) for t in _split_top(types) if t.strip() not in ("", "void")]
+    return want == [_type_key(_type_text(p), texts) for p in params]
 
 
 def _split_top(text: str) -> list[str]:
@@ -164,13 +205,13 @@ def _definitions(base: str, texts: list[str]) -> int:
     return sum(len(re.findall(pattern, _strip_attributes(_strip_comments(t)))) for t in texts)
 
 
-def _mangled(kernel: str, base: str, overloaded: bool, named: str) -> str:
-    """The line for a mangled kernel name: the command line names a kernel as C++ does, and cannot tell overloads
-    apart."""
+def _mangled(kernel: str, base: str, overloaded: bool, file: str) -> str:
+    """The line for a mangled kernel name: the command line names a kernel as C++ does, an overload with its
+    parameter types. `file`: 'path::', or ''."""
     if overloaded:
-        return (f"{kernel}: a mangled name of {cxx_name(kernel, True)}, one of the overloads of {base}; the command "
-                f"line cannot tell overloads apart: give the one to analyze a name of its own, or make it extern \"C\"")
-    return f"{kernel}: a mangled name; give the kernel as C++ names it, {named}"
+        return (f"{kernel}: a mangled name of {cxx_name(kernel, True)}, one of the overloads of {base}; give it as "
+                f"C++ names it, with its parameter types: {file}{cxx_name(kernel, True)}")
+    return f"{kernel}: a mangled name; give the kernel as C++ names it, {file}{cxx_name(kernel)}"
 
 
 _KERNEL_RE = re.compile(r"(template\s*<[^;{}]*?>\s*)?(?:extern\s*\"C\"\s*)?__global__[^;{(]*?\b([A-Za-z_]\w*)\s*\(")
@@ -180,12 +221,27 @@ def kernel_names(source: str, filename: str | None = None, include_dirs: list[st
     """The `__global__` functions a source and the headers it includes declare, in order, once each; a
     template's name ends in `<...>` (it is reached by a name expression with its arguments)."""
     texts = [source] + [text for _, text in included_files(source, filename, list(include_dirs))]
-    out: list[str] = []
-    for text in texts:
-        for m in _KERNEL_RE.finditer(_strip_attributes(_strip_comments(text))):
+    expanded = macros.expand([_strip_comments(t) for t in texts])  # kernels macros declare, as the compiler sees
+    found: list[tuple[str, str]] = []  # (name, parameter list)
+    for text in [expanded] if expanded is not None else texts:
+        src = _strip_attributes(_strip_comments(text))
+        for m in _KERNEL_RE.finditer(src):
+            i, depth = m.end(), 1
+            while i < len(src) and depth:
+                depth += (src[i] == "(") - (src[i] == ")")
+                i += 1
             name = m.group(2) + ("<...>" if m.group(1) else "")
-            if name not in out:
-                out.append(name)
+            if (name, src[m.end():i - 1]) not in found:
+                found.append((name, src[m.end():i - 1]))
+    out: list[str] = []
+    for name, params in found:  # an overload is named with its parameter types, as the command line takes it
+        if sum(n == name for n, _ in found) > 1 and "<" not in name:
+            try:
+                name += "(" + ", ".join(_type_text(p) for p in _params(params, name)) + ")"
+            except TargetError:
+                pass
+        if name not in out:
+            out.append(name)
     return out
 
 
@@ -278,15 +334,18 @@ def no_such_kernel(filename: str, kernel: str, entries: list[str]) -> str:
     cannot pick one; otherwise the kernels there are, as the command line names them."""
     if not entries:
         return f"{filename}: no kernel {kernel!r}; it declares no __global__ function"
-    base = kernel.split("(")[0].strip()
+    base, types = split_overload(kernel)
     same = sorted((e for e in entries if (demangle(e) or ("",))[0] == base), key=lambda e: cxx_name(e, True))
     if same and all((demangle(e) or ("", None))[1] is not None for e in same):
         names = [cxx_name(e) for e in same]
         return (f"{filename}: {base} is a template: give its arguments, as {filename}::{names[0]} (instantiated: "
                 f"{', '.join(names)})")
+    if types is not None and same:
+        return (f"{filename}: no overload of {base} takes ({types}); it has "
+                f"{', '.join(cxx_name(e, True) for e in same)}")
     if len(same) > 1:
-        return (f"{filename}: {base} is overloaded ({', '.join(cxx_name(e, True) for e in same)}), and the command "
-                f"line cannot tell overloads apart: give the one to analyze a name of its own, or make it extern \"C\"")
+        return (f"{filename}: {base} is overloaded ({', '.join(cxx_name(e, True) for e in same)}): name one with its "
+                f"parameter types, as {filename}::{cxx_name(same[0], True)}")
     return f"{filename}: no kernel {kernel!r}; found " + ", ".join(dict.fromkeys(cxx_name(e) for e in entries))
 
 

@@ -71,8 +71,8 @@ class CompileResult:
 
     def entry(self, name: str) -> str:
         """Mangled entry for a name expression, a plain extern "C" name, or a mangled name."""
-        if name in self.lowered:
-            return self.lowered[name]
+        if name_expression(name) in self.lowered:
+            return self.lowered[name_expression(name)]
         if name in self.resources or f".entry {name}(" in self.ptx:
             return name
         prefix = f"_Z{len(name)}{name}"  # a C++ kernel reached by its plain name
@@ -84,9 +84,30 @@ class CompileResult:
 
 
 def name_expressions(kernel: str) -> list[str]:
-    """The NVRTC name expressions naming `kernel` needs: a template instance or a namespace-qualified name is a
-    C++ expression NVRTC lowers to its mangled entry; a plain name is found as it is (CompileResult.entry)."""
-    return [kernel] if "<" in kernel or "::" in kernel else []
+    """The NVRTC name expressions naming `kernel` needs: a template instance, a namespace-qualified name or an
+    overload named with its parameter types is a C++ expression NVRTC lowers to its mangled entry; a plain name
+    is found as it is (CompileResult.entry)."""
+    return [name_expression(kernel)] if "<" in kernel or "::" in kernel or "(" in kernel else []
+
+
+def name_expression(kernel: str) -> str:
+    """`kernel` as a C++ expression of the function: an overload named with its parameter types
+    (`scale(float*, int)`) is the cast that picks it, `static_cast<void(*)(float*, int)>(scale)`."""
+    name, params = split_overload(kernel)
+    return kernel if params is None else f"static_cast<void(*)({params})>({name})"
+
+
+def split_overload(kernel: str) -> tuple[str, str | None]:
+    """(name, parameter types as written, or None) of a kernel named as `scale(float*, int)` or `scale`."""
+    k = kernel.strip()
+    if not k.endswith(")"):
+        return k, None
+    depth = 0
+    for i in range(len(k) - 1, -1, -1):
+        depth += (k[i] == ")") - (k[i] == "(")
+        if depth == 0:
+            return (k[:i].strip(), k[i + 1:-1].strip()) if i > 0 else (k, None)
+    return k, None
 
 
 def reports_every_entry(result: CompileResult) -> bool:

@@ -323,9 +323,12 @@ def test_file_inputs_of_one_compile(capsys, files):
                                                f"{files}/tmpl.cu::scale<2> (instantiated: scale<2>, scale<4>)"),
         ([f"{files}/tmpl.cu::_Z5scaleILi4EEvPf", *launch], f"a mangled name; give the kernel as C++ names it, "
                                                            f"{files}/tmpl.cu::scale<4>"),
-        ([f"{files}/dup.cu::dupk", *launch], "dupk is overloaded (dupk(float*), dupk(int*)), and the command line "
-                                             "cannot tell overloads apart"),
-        ([f"{files}/dup.cu::_Z4dupkPi", *launch], "a mangled name of dupk(int*), one of the overloads of dupk"),
+        ([f"{files}/dup.cu::dupk", *launch], "dupk is overloaded (dupk(float*), dupk(int*)): name one with its "
+                                             f"parameter types, as {files}/dup.cu::dupk(float*)"),
+        ([f"{files}/dup.cu::_Z4dupkPi", *launch], "a mangled name of dupk(int*), one of the overloads of dupk; give it "
+                                                  f"as C++ names it, with its parameter types: {files}/dup.cu::dupk(int*)"),
+        ([f"{files}/dup.cu::dupk(double*)", *launch], "no overload of dupk takes (double*); it has dupk(float*), "
+                                                      "dupk(int*)"),
         ([ok, "--grid", "2147483647", "--block", "1", "--arg", "n=32", "--all-blocks"],
          "--all-blocks: the launch has 2,147,483,647 warps, past the 16,777,216"),
         ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[100000000000000]"], "out of memory (--arg a=float32["),

@@ -1,9 +1,8 @@
-// Planted bug: a kernel that traps on input it did not expect (a probability near 1, whose log of
-// 1 - p it takes) where it should have clamped it; some of the random inputs are past its bound,
-// so those threads trap and the GPU ends the launch (cudaErrorLaunchFailure), out half-written.
+// Planted bug: a kernel that traps on a thread past the end of its data, where it should return; its
+// launch is rounded up to whole blocks, so the GPU ends the launch at the first such thread
+// (cudaErrorLaunchFailure), whatever the others had written.
 extern "C" __global__ void trap_guard(float* out, const float* in, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    if (in[i] > 0.95f) __trap();  // BUG trap
-    out[i] = logf(1.0f - in[i]);
+    if (i >= n) __trap();  // BUG trap
+    out[i] = sqrtf(in[i]);
 }
