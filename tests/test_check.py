@@ -39,7 +39,8 @@ def test_the_suite_has_a_planted_bug_for_every_kind_and_the_correct_kernels_the_
     assert {k for e in BUGS for k in e["expect"]} == set(KINDS)
     assert all(e["line"] for e in BUGS)
     assert {e["name"] for e in CORRECT} == {"ok_double_buffer", "ok_warp_syncwarp", "ok_shared_atomics",
-                                            "ok_fence_flag", "ok_grid_stride"}
+                                            "ok_fence_flag", "ok_grid_stride", "ok_spin_lock",
+                                            "ok_flag_chain"}
 
 
 @pytest.mark.parametrize("e", BUGS, ids=lambda e: e["name"])
