@@ -78,8 +78,9 @@ def _success(result: dict) -> int:
 class Model:
     """A model: what it needs, the ncu metrics it predicts, how it reports.
 
-    needs "trace": `analyze(trace, weights) -> dict`; every trace model runs over the one
-    simulation of a launch (analysis.pipeline). needs "launch": `analyze(launch, resources,
+    needs "trace": `analyze(trace, weights, issued) -> dict`; every trace model runs over the one
+    simulation of a launch (analysis.pipeline); `issued` is what the SASS issues of shared loads and stores
+    ({"ld": n, "st": n}, analysis.issues), None where unknown. needs "launch": `analyze(launch, resources,
     options) -> dict` from the resolved launch, ptxas's resources and the GPU row, with no
     simulation. needs "simulation": `analyze(Simulation) -> dict`, the simulations of a launch
     (perhaps at smaller sizes, to be scaled) with their instruction counts (analysis.simulation). `render(result, view)` is the text report, `predictions(result)` the values

@@ -33,15 +33,15 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, Runaway, SimulationError, Stalled,
-                     SourceModule, compile_cuda)
+from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFault, Resources, Runaway, SimulationError,
+                     SourceModule, Stalled, compile_cuda)
 from cudasim import progress
 from cudasim.compile import cache_dir, name_expressions, split_overload
 from cudasim.ptx import launch_bounds
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 
-from . import dataflow, registry, sass
+from . import dataflow, issues, registry, sass
 from .args import TargetError
 from .signature import no_such_kernel
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
@@ -340,6 +340,7 @@ class Simulated:
     listing: Any = None  # the kernel's SASS (analysis.sass.Listing), where nvdisasm is at hand
     depends: dict = field(default_factory=dict)  # pc -> dataflow.Dependence on made-up contents
     made: dict = field(default_factory=dict)  # buffers with made-up contents -> what they hold
+    issued: dict | None = None  # "ld"/"st" -> shared instructions the SASS issues (analysis.issues); None: unknown
 
 
 def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass: bool = True) -> Simulated:
@@ -385,7 +386,7 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
         probe = probe or _function(launch, compiled)
         blocks, weights, located = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
             simulate(launch, compiled, [b], function=probe)[0].trace, b))
-    follow = blocks if blocks is not None else _picks(launch.grid, INTERIOR_SAMPLES)[0]
+    follow, follow_weights = (blocks, weights) if blocks is not None else _picks(launch.grid, INTERIOR_SAMPLES)
     function = _function(launch, compiled)
     result, notes, body = simulate(launch, compiled, blocks, function=function, follow=follow)
     trace = result.trace
@@ -397,6 +398,7 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
         blocks, weights = _picks(g, uneven_samples(g))
         function = _function(launch, compiled)
         result, notes, body = simulate(launch, compiled, blocks, function=function, follow=blocks)
+        follow_weights = weights
         trace = result.trace
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
@@ -436,13 +438,20 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
     if level == "PTX":
         notes.append("PTX-level counts: ptxas may merge neighbouring accesses into wider ones "
                      "(pip install nvidia-cuda-nvdisasm for SASS-level counts)")
+    issued = None
+    if level == "SASS":
+        issued, why = issues.shared(listing, function.program, body, result.stats.get("followed", {}),
+                                    follow_weights, -(-launch.threads_per_block // 32), trace, weights)
+        if issued is None:
+            notes.append(f"shared instructions counted from the trace, where some lane was on ({why}): those "
+                         "that ptxas's predicated code issues with every lane off are not counted")
     made = launch.made_up()
     depends = {}
     if made:
         params = {i: p.name for i, p in enumerate(launch.signature()) if p.name in made}
         depends = dataflow.dependence(function.program.fn, params, set(made) - set(params.values()))
         notes[:0] = dataflow.summary(depends, body, made)
-    return Simulated(result, weights, notes, level, body, function.program, listing, depends, made)
+    return Simulated(result, weights, notes, level, body, function.program, listing, depends, made, issued)
 
 
 # ---- model -------------------------------------------------------------------------------
@@ -466,7 +475,7 @@ def _trace_results(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool) -> 
                            "level": level, "provenance": provenance(trace, weights).label,
                            "compiler": compile_launch(launch).result.compiler}
     for model in registry.trace_models():
-        out[model.name] = model.analyze(trace, weights)
+        out[model.name] = model.analyze(trace, weights, sim.issued)
         for row in out[model.name].get("instructions", []) if isinstance(out[model.name], dict) else []:
             if row.get("pc") in sim.depends:
                 row["data"] = dataflow.mark(sim.depends[row["pc"]], sim.made)

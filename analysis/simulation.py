@@ -52,7 +52,7 @@ def _sample(launch: pipeline.ResolvedLaunch, all_blocks: bool, use_sass: bool) -
     for m in registry.trace_models():
         names = {x.name for x in m.metrics if x.unit == "wavefronts"}
         if names:
-            preds = m.predictions(m.analyze(trace, weights))
+            preds = m.predictions(m.analyze(trace, weights, sim.issued))
             wavefronts += sum(v for k, v in preds.items() if k in names)
     s = Sample(launch.size, launch.grid, launch.blocks, result.stats["blocks_run"], trace, weights,
                result.stats["pc_warp_instructions"], wavefronts, provenance(trace, weights).label, sim.program,

@@ -291,7 +291,7 @@ class Program:
                                 spun = None
                             elif moved is None:  # inside a call: left to the step limit
                                 rounds = -(1 << 62)
-                        elif rounds > _SPIN and (seen is not None or rounds & (rounds - 1) == 0):
+                        elif rounds > _SPIN and (seen is not None or (rounds & (rounds - 1)) == 0):
                             # nothing else can run: the same registers two rounds running are the same for ever
                             # (looked at from round 32, then 64, 128, ...: a loop that goes on has its cost)
                             now = _state(b, e.m)
@@ -361,8 +361,8 @@ class Program:
         run, total = stats["blocks_run"], stats["blocks_total"]
         which = (f"only {run:,} of the grid's {total:,} blocks are simulated here, so it may wait on one that is not"
                  if run < total else f"it may wait on a block of a later batch (blocks run {b.nb:,} at a time, in "
-                 f"order), on another thread of its own block (cudasim runs a block's threads as one SIMT group, the waiters "
-                 f"first; since Volta a GPU lets the other thread go on), or in a deadlock")
+                 f"order), on another thread of its own block (cudasim runs a block's threads as one SIMT group, the "
+                 f"waiters first; since Volta a GPU lets the other thread go on), or in a deadlock")
         raise Stalled(f"a spin-wait that nothing simulated will end: {at}, going round the loop ending at "
                       f"{self.fn.body[pc].where()} with the same registers every time, and no other block of their "
                       f"batch can run; {which}", at=at)

@@ -99,3 +99,56 @@ def test_an_atomic_after_the_other_lanes_exit_is_issued():
     w0, w1 = _walk("tail_count", k=4)
     assert w0["REDG"] == 1 and w1["REDG"] == 0
     assert w0["SHFL"] == w1["SHFL"] == 5
+
+
+def test_if_converted_shared_code_is_issued_by_every_warp():
+    """`if (t < k) s[t] += s[t + k]` is predicated code in the SASS: both warps issue the two loads and the store
+    of all 6 trips, the second with every lane off from k = 16 on; the load of s[0] under `if (t == 0)` is
+    branched around, so warp 0 alone issues it."""
+    c = _walk("tree")
+    assert [(w["LDS"], w["STS"]) for w in c] == [(2 * 6 + 1, 6 + 1), (2 * 6, 6 + 1)]
+
+
+@pytest.mark.parametrize("name", ["reduce_tree", "softmax_rows", "scan_blelloch"])
+def test_shared_instructions_are_counted_as_issued_against_ncu(name):
+    """The corpus's if-converted reductions and scans: shared instructions issued (lanes on or off) equal the
+    H100's count in the committed measurement (corpus/results/corpus_h100.json); the trace's requests, where
+    some lane was on, are a quarter to a third of it."""
+    need_nvrtc()
+    import json
+    from analysis import pipeline, sass
+    from corpus import manifest
+    from corpus.compare import resolve
+    from corpus.sets import measured_path
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    measured = json.loads(measured_path("corpus").read_text())["kernels"][name]["ncu"]["metrics"]
+    got = pipeline.trace_results(resolve(manifest.get(name)), use_cache=False)["banks"]
+    for m in ("smsp__inst_executed_op_shared_ld.sum", "smsp__inst_executed_op_shared_st.sum"):
+        assert got["totals"][m] == measured[m], m
+    assert got["idle"]["ld"] > 0 and got["idle"]["st"] > 0
+
+
+def test_a_walk_that_disagrees_with_the_trace_leaves_the_trace_counts(monkeypatch):
+    """The walk's counts stand only where every unpredicated load and store line issues as often as the trace says
+    and no predicated one less often: a walk that lost count on one line leaves the trace's counts, saying where."""
+    need_nvrtc()
+    from analysis import issues, pipeline, sass
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    launch = pipeline.resolve_file("tests/data/walks.cu::tree", (4, 1, 1), (64, 1, 1), 0, {}, ARRAYS)
+    good = pipeline.simulate_sampled(launch)
+    assert good.issued == {"ld": 4 * (13 + 12), "st": 4 * 2 * 7}
+    real = issues.walked
+
+    def off(walker, *a):
+        counts = real(walker, *a)
+        for i, ins in enumerate(walker.sg.listing.instructions):
+            if ins.op == "LDG":
+                counts[i] *= 2  # the walk goes round a loop once too often
+        return counts
+    monkeypatch.setattr(issues, "walked", off)
+    bad = pipeline.simulate_sampled(launch)
+    assert bad.issued is None
+    (note,) = [n for n in bad.notes if n.startswith("shared instructions counted from the trace")]
+    assert "the SASS walk's global loads on its unpredicated lines move 64 bytes a lane in all, the trace's 32" in note

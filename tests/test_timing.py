@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis import cli, registry
+from analysis import cli, issues, registry
 from analysis.models import timing
 from cudasim.gpus import get_gpu
 from needs import need_nvrtc
@@ -164,7 +164,7 @@ def test_a_sass_walk_that_loses_the_path_is_refused(monkeypatch):
     from analysis import pipeline, sass, simulation
     if sass.find_nvdisasm() is None:
         pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
-    monkeypatch.setattr(timing, "LOST_PATH", 0.05)
+    monkeypatch.setattr(issues, "LOST_PATH", 0.05)
     launch = pipeline.resolve_catalog("transpose_tiled", 256)
     with pytest.raises(ValueError, match="lost warp .* PTX path"):
         timing.analyze(simulation.simulation(launch))

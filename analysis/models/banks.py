@@ -36,6 +36,7 @@ STORE_CONFLICTS = Metric("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.s
                          "conflicts (wavefronts beyond the ideal)", "sts conflicts", "info")
 BY_OP = {"ld": (LOAD_INSTRUCTIONS, LOAD_WAVEFRONTS, LOAD_CONFLICTS),
          "st": (STORE_INSTRUCTIONS, STORE_WAVEFRONTS, STORE_CONFLICTS)}
+SASS_OPS = {"ld": "LDS", "st": "STS"}
 # Bank conflicts are shown, not judged: ncu adds a little arbitration noise on conflict-free kernels (DESIGN.md).
 
 
@@ -228,22 +229,30 @@ def diagnose(si: SharedInstruction) -> tuple[str, str]:
                   "pad rows to an odd number of words, or swizzle the index (word ^ row)")
 
 
-def totals(instrs: list[SharedInstruction]) -> dict[str, float]:
-    """Launch totals named by the ncu metrics they predict (shared ld and st)."""
+def totals(instrs: list[SharedInstruction], issued: dict[str, float] | None = None) -> dict[str, float]:
+    """Launch totals named by the ncu metrics they predict (shared ld and st). Instructions are what the SASS
+    issues where that is known (`issued`, analysis.issues: a predicated LDS issues in every warp that reaches it,
+    with its lanes on or off), else the requests of the trace, where some lane was on."""
     out: dict[str, float] = {}
     for op, (inst, wav, conf) in BY_OP.items():
         sel = [s for s in instrs if s.op == op]
-        out[inst.name] = sum(s.requests for s in sel if not s.generic)  # ncu: LD/ST through a generic pointer are not LDS/STS
+        out[inst.name] = (issued[op] if issued is not None else
+                          sum(s.requests for s in sel if not s.generic))  # ncu: a generic LD/ST is no LDS/STS
         out[wav.name] = sum(s.wavefronts for s in sel)
         out[conf.name] = sum(s.conflicts for s in sel)
     return out
 
 
-def analyze(trace: Trace, weights: dict[int, float] | None = None) -> dict:
-    """Everything the report prints, as plain data: instructions, totals, provenance."""
+def analyze(trace: Trace, weights: dict[int, float] | None = None, issued: dict[str, float] | None = None) -> dict:
+    """Everything the report prints, as plain data: instructions, totals, provenance, and the shared instructions
+    issued with every lane off (`idle`, by op: the totals count them, the rows do not)."""
     prov = provenance(trace, weights)
     instrs = analyze_events(trace.events, prov, trace)
-    return {"provenance": prov.to_dict(), "instructions": [s.to_dict() for s in instrs], "totals": totals(instrs)}
+    tot = totals(instrs, issued)
+    idle = {op: tot[inst.name] - sum(s.requests for s in instrs if s.op == op and not s.generic)
+            for op, (inst, _, _) in BY_OP.items()}
+    return {"provenance": prov.to_dict(), "instructions": [s.to_dict() for s in instrs], "totals": tot,
+            "idle": idle}
 
 
 def render(r: dict, view: View) -> str:
@@ -270,6 +279,12 @@ def render(r: dict, view: View) -> str:
             drawn.add(key)
             out += [f"{'':>16}     collide: {c}" for c in collisions(ex, limit=3)]
             out += picture(ex, BANK_PICTURES[draw])
+    idle = {op: n for op, n in r.get("idle", {}).items() if abs(n) >= 0.5}
+    if idle:
+        said = " and ".join(f"{abs(n):,.0f} {'more' if n > 0 else 'fewer'} {SASS_OPS[op]}" for op, n in idle.items())
+        out += ["", f"The SASS issues {said} than the requests above, and the totals count what it issues, as ncu "
+                    "does: ptxas made short branches predicated code, which every warp that reaches it issues with "
+                    "its lanes off; from the SASS walk of the simulated warps' paths"]
     out += ["", f"Predicted totals ({prov}), named by the Nsight Compute metric each predicts:"]
     for op in BY_OP.values():
         for m in op:

@@ -216,8 +216,9 @@ def totals(instrs: list[GlobalInstruction]) -> dict[str, float]:
     return out
 
 
-def analyze(trace: Trace, weights: dict[int, float] | None = None) -> dict:
-    """Everything the CLI prints, as plain data: instructions, totals, provenance."""
+def analyze(trace: Trace, weights: dict[int, float] | None = None, issued: dict[str, float] | None = None) -> dict:
+    """Everything the CLI prints, as plain data: instructions, totals, provenance. (`issued`, what the SASS
+    issues, changes nothing here: a global request is made for lanes that are on.)"""
     prov = provenance(trace, weights)
     instrs = analyze_events(trace.events, prov, trace)
     return {"provenance": prov.to_dict(), "instructions": [g.to_dict() for g in instrs], "totals": totals(instrs)}

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import atomics, memaccess, sassflow, sassops, smsim, traffic
+from .. import atomics, issues, memaccess, sassflow, sassops, smsim, traffic
 from ..common import MADE_UP, WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
@@ -87,8 +87,6 @@ def representative(s: Sample) -> int:
     return blocks[len(blocks) // 2]
 
 
-LOST_PATH = 16.0  # a warp's SASS stream this many times its PTX instructions, or this many times fewer, has lost
-# the path (math's inline slow paths: ~10x more)
 
 
 @dataclass
@@ -149,8 +147,7 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
             pw = [pc for pc, bits in path if bits >> w & 1]
             streams.append(walker.stream(pw).tolist() if pw else [])
             ptx = sum(prog.run_end(pc) - pc for pc in pw)
-            if len(streams[-1]) > LOST_PATH * max(ptx, 8) or (ptx > 8 * LOST_PATH and
-                                                               LOST_PATH * len(streams[-1]) < ptx):
+            if issues.lost(len(streams[-1]), ptx):
                 # far longer or far shorter than the PTX the warp ran: the walk left the warp's path (a loop it
                 # skipped would make a confident answer many times too short)
                 raise ValueError(f"the SASS walk lost warp {w}'s PTX path in block {s.trace.block_coords(block)} "

@@ -102,3 +102,17 @@ extern "C" __global__ void tail_count(float* out, const float* a, int k) {
     __syncthreads();
     if (threadIdx.x == 0) atomicAdd((int*)out, v);
 }
+
+// A tree reduction: ptxas makes `if (t < k)` predicated code, so both warps issue the loads and the store of
+// every trip, the second warp with its lanes off from k = 16 on (ncu counts those instructions too).
+extern "C" __global__ void tree(const float *a, float *out) {
+    __shared__ float s[64];
+    int t = threadIdx.x;
+    s[t] = a[t];
+    __syncthreads();
+    for (int k = 32; k > 0; k >>= 1) {
+        if (t < k) s[t] += s[t + k];
+        __syncthreads();
+    }
+    if (t == 0) out[blockIdx.x] = s[0];
+}
