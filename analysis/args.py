@@ -80,8 +80,8 @@ def _load(p: Param, spec: str, variable: bool = False) -> np.ndarray:
     path = spec[len(_DATA):].split(":", 1)[1]
     try:
         arr = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as e:
-        why = str(e).splitlines()[0]
+    except (OSError, ValueError, EOFError) as e:  # EOFError: an empty file
+        why = (str(e).splitlines() or ["empty"])[0] if not isinstance(e, EOFError) else "an empty file"
         if "pickled" in why:  # numpy's guess for any file without the .npy magic; its advice (load unsafely) is not ours
             why = "no .npy header"
         raise TargetError(f"--data {p.name}={path}: not a numpy .npy array ({why}); save one with np.save(FILE.npy, "

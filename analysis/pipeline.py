@@ -271,7 +271,6 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     the kernel's PTX instructions, which per-pc counts index).
     """
     f = function or _function(launch, compiled)
-    partly = load_variables(f, launch.variables(seed))
     kw: dict[str, Any] = dict(block=launch.block, grid=launch.grid, shared=launch.shared, printf=False,
                               max_steps=launch.max_steps)
     if blocks is not None:
@@ -282,6 +281,8 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
         kw.update(trace=False)
     spent, grown = 0, None  # steps of the runs that stopped to grow a buffer: all the runs share max_steps
     while True:
+        f.module.reset_globals()  # each run starts as a launch does: a __device__ counter as the source sets it
+        partly = load_variables(f, launch.variables(seed))
         args, notes = launch.simulation_arguments(seed)
         try:
             ran = f(*args, **{**kw, "max_steps": launch.max_steps - spent})

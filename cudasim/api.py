@@ -83,11 +83,19 @@ class SourceModule:
         self.memory = memory or default_memory()
         self.symbols: dict[str, int] = {}
         for v in self.module.globals:
-            addr = self.memory.alloc(max(v.size, 1), f"__device__ variable {v.name}")
-            if v.init:
-                self.memory.write(addr, np.frombuffer(v.init, np.uint8))
-            self.symbols[v.name] = addr
+            self.symbols[v.name] = self.memory.alloc(max(v.size, 1), f"__device__ variable {v.name}")
+        self.reset_globals()
         self._functions: dict[str, Function] = {}
+
+    def reset_globals(self) -> None:
+        """Give every `__device__` and `__constant__` variable the contents the source gives it (zeros where it
+        gives none), as a fresh load of the module does: a run that starts again (a buffer grown) or a probe
+        must not see a counter the last run left."""
+        for v in self.module.globals:
+            init = np.frombuffer(v.init, np.uint8) if v.init else np.zeros(0, np.uint8)
+            fill = np.zeros(max(v.size, 1), np.uint8)
+            fill[:len(init)] = init[:len(fill)]
+            self.memory.write(self.symbols[v.name], fill)
 
     def _entry_name(self, name: str) -> str:
         fns = self.module.functions
@@ -213,7 +221,8 @@ class Function:
         maxn = self.fn.directives.get("maxntid")
         if maxn and threads > int(np.prod(maxn)):
             raise LaunchError(f"block of {threads} threads exceeds the kernel's __launch_bounds__ of "
-                              f"{int(np.prod(maxn))} threads")
+                              f"{int(np.prod(maxn))} threads (the GPU refuses it: cudaErrorInvalidValue): launch "
+                              f"blocks of at most {int(np.prod(maxn))} threads, or raise the bound")
         static = self.shared_size_bytes
         if static + shared > self.max_dynamic_shared:
             extra = (" without cudaFuncSetAttribute(MaxDynamicSharedMemorySize)" if self.max_dynamic_shared ==

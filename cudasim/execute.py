@@ -20,6 +20,7 @@ runs regrouped (`fusion`); branches and exits are executed here.
 """
 from __future__ import annotations
 
+import hashlib
 import time
 from contextlib import contextmanager
 
@@ -209,6 +210,7 @@ class Program:
         look = min(_POLL, limit) if _DEADLINE else limit  # the next step count to look at the limits at
         spins, spun, rounds, seen = self.spins, None, 0, None  # the entry going round a communicating loop, how
         # often, and its lanes' registers the last time round
+        turns: set[bytes] = set()  # the waiting lanes and their registers at each yield
         try:
             while stack:
                 e = stack[-1]
@@ -285,6 +287,11 @@ class Program:
                             spun, rounds, seen = e, 0, None
                         rounds += 1
                         if rounds == _SPIN:
+                            turn = hashlib.blake2b(np.packbits(e.m.mask).tobytes() + _state(b, e.m) +
+                                                   pc.to_bytes(4, "little")).digest()
+                            if turn in turns:  # waiting as it waited before: blocks that take turns, none going on
+                                self._stalled(b, e, pc, stats)
+                            turns.add(turn)
                             moved = _yield(b, stack)
                             if moved:
                                 stats["yields"] += 1
@@ -364,8 +371,8 @@ class Program:
                  f"order), on another thread of its own block (cudasim runs a block's threads as one SIMT group, the "
                  f"waiters first; since Volta a GPU lets the other thread go on), or in a deadlock")
         raise Stalled(f"a spin-wait that nothing simulated will end: {at}, going round the loop ending at "
-                      f"{self.fn.body[pc].where()} with the same registers every time, and no other block of their "
-                      f"batch can run; {which}", at=at)
+                      f"{self.fn.body[pc].where()} with the same registers as before, while the other blocks of "
+                      f"their batch wait too; {which}", at=at)
 
     @staticmethod
     def _kill(b: Batch, stack: list[Entry], dead: np.ndarray) -> None:

@@ -87,11 +87,14 @@ class GPU:
         if min(block) < 1 or min(grid) < 1:
             return f"grid {grid} and block {block} must be at least 1 in every dimension"
         if threads > self.max_threads_per_block:
-            return f"block {block} has {threads} threads; a block may have at most {self.max_threads_per_block}"
+            return (f"block {block} has {threads} threads; a block may have at most {self.max_threads_per_block}: "
+                    f"smaller blocks, and more of them")
         for what, dims, limits in (("block", block, self.max_block_dims), ("grid", grid, self.max_grid_dims)):
             for i, (v, lim) in enumerate(zip(dims, limits)):
                 if v > lim:
-                    return f"{what} dimension {'xyz'[i]} = {v:,} exceeds the limit {lim:,}"
+                    fix = (f"put the rest in another dimension" if what == "block" or i == 0 else
+                           f"x goes to {limits[0]:,}: put the rest there, or loop over it in the kernel")
+                    return f"{what} dimension {'xyz'[i]} = {v:,} exceeds the limit {lim:,}: {fix}"
         return None
 
     @property

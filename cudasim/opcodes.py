@@ -143,6 +143,7 @@ ROWS = (
     Opcode("prefetch", decode_nop, NOP),
     Opcode("prefetchu", decode_nop, NOP),
     Opcode("pmevent", decode_nop, NOP),
+    Opcode("nanosleep", decode_nop, NOP),  # __nanosleep: a wait of some time, with nothing to compute
     # warp-wide
     Opcode("shfl", warp.decode_shfl, WARP),
     Opcode("vote", warp.decode_vote, WARP),

@@ -90,6 +90,7 @@ def files(tmp_path_factory) -> Path:
                                     '}\n')
     (d / "garbage.cu").write_bytes(bytes([0x2d, 0x1f, 0x92, 0xbe, 0x34, 0x18, 0x5c, 0x82]))
     np.savez(d / "arr.npz", a=np.zeros(8, np.float32))
+    (d / "empty.npy").write_bytes(b"")
     (d / "headers").mkdir()
     (d / "not.npy").write_text("not numpy\n")
     np.save(d / "f64.npy", np.zeros(8))
@@ -247,7 +248,8 @@ NO_COMPILE = [
      "needs 24.0 GiB of arrays, more than the NVIDIA GeForce RTX 4060 Ti's 8.0 GiB"),
     ("kernels.run", ["vector_add_single", "--backend", "sim", "--size", "3000000000"], "its int indices reach"),
     ("analysis.coalescing", ["transpose_tiled", "--define", "TILE=4096"],
-     "block (4096, 8, 1) has 32768 threads; a block may have at most 1024; the block follows the defines"),
+     "block (4096, 8, 1) has 32768 threads; a block may have at most 1024: smaller blocks, and more of them; the "
+     "block follows the defines"),
     ("analysis.transfers", ["--size", "3", "--chunks", "8"], "3 float(s) make 1 chunk(s)"),
     ("analysis.transfers", ["--chunks", "8000"], "--chunks 8000: 1 to 1,024"),
     ("analysis.transfers", ["--size", "100000000000"], "its int indices reach"),
@@ -316,6 +318,7 @@ def test_file_inputs_of_one_compile(capsys, files):
         ([ok, "--grid", "1", "--block", "64", "--arg", "n=64", "--arg", "a=float32[16]"],
          "out-of-bounds global access"),
         ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/arr.npz"], "an .npz archive of arrays, not one array"),
+        ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/empty.npy"], "not a numpy .npy array (an empty file)"),
         ([f"{files}/floats.cu::fd", *launch, "--arg", "f=1e39", "--arg", "d=1"], "--arg f=1e39: out of range for float"),
         ([f"{files}/floats.cu::fd", *launch, "--arg", "f=1", "--arg", "d=1e400"], "--arg d=1e400: out of range for double"),
         ([f"{files}/empty.cu::k", *launch], "empty.cu: no kernel 'k'; it declares no __global__ function"),
@@ -558,3 +561,8 @@ def test_occupancy_keeps_to_the_kernels_launch_bounds(capsys, tmp_path):
     d = json.loads(out)
     assert d["neighbours"] and all(n["threads"] <= 256 for n in d["neighbours"])
     assert d["bounds"].startswith("__launch_bounds__ asks for 64 blocks/SM, and 8 fit")
+    # a block past the bound: the GPU refuses the launch, and so does occupancy, as the other commands do
+    for command in ("analysis.occupancy", "analysis.coalescing", "cudasim.check"):
+        assert_one_line(*run_in_process(capsys, command, f"{cu}::k", "--grid", "4", "--block", "512"),
+                        "block of 512 threads exceeds the kernel's __launch_bounds__ of 256 threads (the GPU refuses "
+                        "it: cudaErrorInvalidValue): launch blocks of at most 256 threads, or raise the bound")

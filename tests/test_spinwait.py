@@ -118,3 +118,74 @@ def test_a_sampled_block_that_waits_on_another_has_every_block_simulated(tmp_pat
     assert "so every block was simulated, in order" in r.stdout
     assert "blocks waited for others in spin-waits" in r.stdout
     assert "simulated (all 300 blocks)" in r.stdout
+
+
+TURNS_CU = r"""
+__global__ void relock(int *lock, int *out) {
+    if (threadIdx.x == 0) { while (atomicCAS(lock, 0, 1) != 0) {} }
+    __syncthreads();
+    if (threadIdx.x == 0) { while (atomicCAS(lock, 0, 1) != 0) {} }  // takes its own lock again: never
+    out[0] = 1;
+}
+__device__ unsigned tile_counter;
+__global__ void tiles(const int *in, int *out, volatile int *done) {
+    __shared__ unsigned tile;
+    if (threadIdx.x == 0) tile = atomicAdd(&tile_counter, 1u);   // tiles in the order blocks start
+    __syncthreads();
+    int i = tile * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0 && tile > 0) while (done[tile - 1] == 0) { }
+    __syncthreads();
+    out[i] = in[i] + 1;
+    __threadfence();
+    if (threadIdx.x == 0) done[tile] = 1;
+}
+"""
+
+
+def test_blocks_that_take_turns_waiting_stop_at_once(tmp_path):
+    """Block 0 waits on the lock it holds, block 1 on block 0: each yields to the other, round after round, and
+    neither goes on; the second time a wait stands as it stood, the run stops, in one line."""
+    need_nvrtc()
+    src = tmp_path / "turns.cu"
+    src.write_text(TURNS_CU)
+    t0 = time.monotonic()
+    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::relock", "--grid", "2", "--block", "32",
+                        "--no-cache"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert time.monotonic() - t0 < 60
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert "a spin-wait that nothing simulated will end" in r.stderr and "turns.cu:" in r.stderr
+
+
+def test_a_run_started_again_finds_device_variables_as_the_source_sets_them(tmp_path):
+    """Tiles taken from a __device__ counter, each waiting on the one before, with buffers left unsized: the runs
+    that grow them start again, and each must find the counter at 0 (it had gone on from the last run, and the
+    tiles waited on tiles no block would take)."""
+    need_nvrtc()
+    src = tmp_path / "turns.cu"
+    src.write_text(TURNS_CU)
+    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::tiles", "--grid", "50", "--block", "256",
+                        "--no-cache", "--draw", "none"], cwd=ROOT, env=ENV, capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "grown to" in r.stdout  # the buffers grew past their first size: runs started again
+
+
+def test_a_ticket_lock_with_nanosleep_backoff_serves_every_block():
+    """__nanosleep, the usual backoff in a spin-wait, waits and computes nothing: it runs as a no-op."""
+    need_nvrtc()
+    from cudasim import InOut, SourceModule
+    src = r"""
+    __device__ unsigned next_ticket, now_serving;
+    __global__ void ticket(int *order) {
+        if (threadIdx.x == 0) {
+            unsigned t = atomicAdd(&next_ticket, 1u);
+            unsigned ns = 8;
+            while (atomicAdd(&now_serving, 0u) != t) { __nanosleep(ns); ns = ns < 256 ? 2 * ns : 256; }
+            order[t] = blockIdx.x;
+            __threadfence();
+            atomicExch(&now_serving, t + 1);
+        }
+    }"""
+    order = np.full(24, -1, np.int32)
+    SourceModule(src).get_function("ticket")(InOut(order), grid=(24, 1), block=(32, 1, 1))
+    assert sorted(order.tolist()) == list(range(24))

@@ -341,6 +341,10 @@ def analyze(launch: Any, resources: Any, options: argparse.Namespace | None = No
     s = resources.shared_bytes if smem_static is None else smem_static
     threads = launch.threads_per_block
     bound, least = getattr(resources, "max_threads", 0), getattr(resources, "min_blocks", 0)
+    if bound and threads > bound:
+        raise ValueError(f"block of {threads} threads exceeds the kernel's __launch_bounds__ of {bound} threads (the "
+                         f"GPU refuses it: cudaErrorInvalidValue): launch blocks of at most {bound} threads, or raise "
+                         f"the bound")
     occ = occupancy(gpu, r, threads, s, launch.shared, launch.blocks, launch.block,
                     optin=not options.no_optin)
     return {"target": launch.describe(), "gpu": gpu.key, "gpu_name": gpu.name, "grid": list(launch.grid),
