@@ -183,6 +183,10 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
                 raise TargetError(f"--arg {p.name}={spec}: {m.group(1)!r} is not a buffer's element type here; give "
                                   f"one of int8..int64, uint8..uint64, float16, bfloat16 (its bits, as uint16), "
                                   f"float32, float64, bool")
+            want = _CTYPES.get(p.ctype)
+            if want is not None and np.dtype(want) != dt:  # the kernel would read its bytes as another type
+                raise TargetError(f"--arg {p.name}={spec}: the parameter is {p.ctype}* ({np.dtype(want)}); give "
+                                  f"{np.dtype(want)}[{m.group(2)}]")
             count = int(m.group(2))
             if count < 1:
                 raise TargetError(f"--arg {p.name}={spec}: a buffer needs at least one element")

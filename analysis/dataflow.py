@@ -215,9 +215,10 @@ def _names(names: frozenset[str], made: dict[str, str]) -> str:
     return ", ".join(f"{n}'s contents ({made.get(n, 'made up')})" for n in sorted(names))
 
 
-def summary(depends: dict[int, Dependence], body: list[Instruction], made: dict[str, str]) -> list[str]:
+def summary(depends: dict[int, Dependence], body: list[Instruction], made: dict[str, str],
+            said: str = "what is said of those lines (rows marked '?')") -> list[str]:
     """The notes the output opens with: per made-up buffer, the lines whose addresses or execution its
-    contents decide; or that no count depends on them."""
+    contents decide (`said`: what the output says of them); or that no count depends on them."""
     if not made:
         return []
     out = []
@@ -230,7 +231,7 @@ def summary(depends: dict[int, Dependence], body: list[Instruction], made: dict[
         what = [f"the addresses at {addr}" if addr else "", f"whether {runs} run{'s' if ',' not in runs else ''} "
                 f"(branches at {branch or 'predicated instructions'})" if runs else ""]
         out.append(f"{NOTE}{name} holds {made[name]} (no --data), and they decide {' and '.join(w for w in what if w)}"
-                   f": what is said of those lines (rows marked '?') is what {made[name]} do, not your data "
+                   f": {said} is what {made[name]} do, not your data "
                    f"(--data {name}=FILE.npy gives yours)")
     quiet = sorted(set(made) - {n for d in depends.values() for n in (d.address | d.control)})
     if quiet:

@@ -447,12 +447,29 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
             notes.append(f"shared instructions counted from the trace, where some lane was on ({why}): those "
                          "that ptxas's predicated code issues with every lane off are not counted")
     made = launch.made_up()
-    depends = {}
-    if made:
-        params = {i: p.name for i, p in enumerate(launch.signature()) if p.name in made}
-        depends = dataflow.dependence(function.program.fn, params, set(made) - set(params.values()))
-        notes[:0] = dataflow.summary(depends, body, made)
+    depends, said = _made_up(launch, function.program.fn, made)
+    notes[:0] = said
     return Simulated(result, weights, notes, level, body, function.program, listing, depends, made, issued)
+
+
+def _made_up(launch: ResolvedLaunch, fn, made: dict[str, str],
+             said: str = "what is said of those lines (rows marked '?')") -> tuple[dict, list[str]]:
+    """(pc -> dataflow.Dependence on the made-up contents, the notes that say so)."""
+    if not made:
+        return {}, []
+    params = {i: p.name for i, p in enumerate(launch.signature()) if p.name in made}
+    depends = dataflow.dependence(fn, params, set(made) - set(params.values()))
+    return depends, dataflow.summary(depends, fn.body, made, said)
+
+
+def made_up_notes(launch: ResolvedLaunch) -> list[str]:
+    """For a check of the launch: the notes on buffers with made-up contents that decide its addresses or its
+    branches (what the check finds there is what those contents do)."""
+    made = launch.made_up()
+    if not made:
+        return []
+    return _made_up(launch, _function(launch, compile_launch(launch)).program.fn, made,
+                    "what the check finds on those lines")[1]
 
 
 # ---- model -------------------------------------------------------------------------------

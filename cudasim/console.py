@@ -81,6 +81,23 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         fail(f"{message}; see `{self.prog} --help`")
 
+    def add_argument(self, *names, **kw):
+        """An option that takes one value and is given twice is refused (argparse keeps the last, silently)."""
+        if names and names[0].startswith("-") and kw.get("action", "store") == "store" and kw.get("nargs") is None:
+            kw["action"] = _Once
+        return super().add_argument(*names, **kw)
+
+
+class _Once(argparse.Action):
+    """argparse's store, refusing a second, different value in the same parse."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = getattr(self, "_given", None)
+        if given is not None and given[0] is namespace and given[1] != values:
+            parser.error(f"{option_string} given twice ({given[1]} and {values}); give it once")
+        self._given = (namespace, values)
+        setattr(namespace, self.dest, values)
+
 
 def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMORY_HINT) -> NoReturn:
     """Run a command's `main(*args)` and exit with its status, or with one line and 130 on Ctrl-C, one line

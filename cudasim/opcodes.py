@@ -148,6 +148,7 @@ ROWS = (
     Opcode("shfl", warp.decode_shfl, WARP),
     Opcode("vote", warp.decode_vote, WARP),
     Opcode("redux", warp.decode_redux, WARP),
+    Opcode("match", warp.decode_match, WARP),
     Opcode("activemask", warp.decode_activemask, WARP),
     # block-wide
     Opcode("bar", barrier.decode_bar, BARRIER),

@@ -102,7 +102,7 @@ def reader(o: Operand, t: str, ctx: Scope) -> Reader:
             return clock
         if name.startswith("%envreg"):  # what the driver hands a cooperative launch: the grid group's workspace
             raise KeyError(f"{name}: a grid-wide group (cooperative_groups::this_grid, grid.sync()) is not modelled; "
-                           "a block's groups are")
+                           "a block's groups are: split the kernel at grid.sync() into two launches to analyse it")
         return lambda b: cast(b.sregs[name], dt)
     if o.kind == "sym":
         v = dt.type(ctx.symbol_address(o.name))

@@ -80,7 +80,8 @@ class Layout:
         if name in self.kernels:
             raise KeyError(f"the address of kernel {name}: a launch from the device (dynamic parallelism) is not modelled")
         if name in self.functions:
-            raise KeyError(f"the address of function {name} (a function pointer or virtual function) is not modelled")
+            raise KeyError(f"the address of function {name} (a function pointer or virtual function) is not modelled: "
+                           f"call the function by name (a switch over the choices) to analyse it")
         raise KeyError(f"unknown symbol {name}")
 
     def shared_size(self, dynamic_shared: int) -> int:

@@ -83,6 +83,31 @@ def decode_vote(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     return vote
 
 
+def decode_match(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
+    """match.any.sync (__match_any_sync): each lane gets the mask of the active lanes holding its value;
+    match.all.sync (__match_all_sync): the active lanes' mask where all hold one value, else 0, and whether
+    they do (d|p)."""
+    every = ins.has("all")
+    d, a = ins.operands[:2]
+    put = writer(d, ctx)
+    putp = writer(Operand("reg", name=ins.dest_pred), ctx) if ins.dest_pred else None
+    ra = reader(a, ins.type, ctx)
+    weight = (np.uint64(1) << np.arange(32, dtype=np.uint64))
+
+    def match(b: Batch, m: Mask) -> None:
+        v = np.broadcast_to(np.asarray(ra(b)), (b.L,)).reshape(-1, 32)
+        act = m.mask.reshape(-1, 32)
+        same = (v[:, :, None] == v[:, None, :]) & act[:, None, :]  # (warps, lane, other lane)
+        if not every:
+            put(b, (same * weight).sum(2).astype(np.uint32).ravel(), m)
+            return
+        alike = same.sum(2) == act.sum(1)[:, None]
+        put(b, np.where(alike, np.repeat(ballot(m.mask, m.mask), 32).reshape(-1, 32), 0).astype(np.uint32).ravel(), m)
+        if putp is not None:
+            putp(b, alike.ravel(), m)
+    return match
+
+
 def decode_redux(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     opn = next(x for x in ins.mods if x in ("add", "min", "max", "and", "or", "xor"))
     t = ins.type

@@ -319,6 +319,9 @@ def test_file_inputs_of_one_compile(capsys, files):
          "out-of-bounds global access"),
         ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/arr.npz"], "an .npz archive of arrays, not one array"),
         ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/empty.npy"], "not a numpy .npy array (an empty file)"),
+        ([ok, *launch, "--arg", "n=32", "--arg", "a=int32[64]"], "--arg a=int32[64]: the parameter is float* (float32); "
+                                                                 "give float32[64]"),
+        ([ok, *launch, "--block", "64", "--arg", "n=32"], "--block given twice (32 and 64); give it once"),
         ([f"{files}/floats.cu::fd", *launch, "--arg", "f=1e39", "--arg", "d=1"], "--arg f=1e39: out of range for float"),
         ([f"{files}/floats.cu::fd", *launch, "--arg", "f=1", "--arg", "d=1e400"], "--arg d=1e400: out of range for double"),
         ([f"{files}/empty.cu::k", *launch], "empty.cu: no kernel 'k'; it declares no __global__ function"),

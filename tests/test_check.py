@@ -397,3 +397,20 @@ def test_a_cas_loops_first_read_is_no_race_but_a_plain_read_of_atomics_is():
                block=(64, 1, 1), grid=(4, 1), check="full")
     lines = {f.this.line for f in launch.findings}
     assert all(f.kind == "race" for f in launch.findings) and lines == {11}, [str(f) for f in launch.findings]
+
+
+def test_a_verdict_that_made_up_data_decides_says_so(capsys, tmp_path):
+    """An assert on a buffer given no --data: the check runs it over zeros and finds nothing, and says that what
+    it finds on that line is what zeros do; given data that fails it, it finds the assert."""
+    cu = tmp_path / "asserts.cu"
+    cu.write_text("#include <cassert>\n__global__ void positive(const int *x, int n) {\n"
+                  "    int i = blockIdx.x * blockDim.x + threadIdx.x;\n    if (i < n) assert(x[i] >= 0);\n}\n")
+    argv = [f"{cu}::positive", "--grid", "2", "--block", "64", "--arg", "n=128"]
+    code, out, err = cli(argv, capsys)
+    assert code == 0, err
+    assert ("made-up data: x holds zeros (no --data), and they decide whether asserts.cu:4 runs" in out and
+            "what the check finds on those lines is what zeros do" in out), out
+    data = tmp_path / "x.npy"
+    np.save(data, -np.ones(128, np.int32))
+    code, out, err = cli([*argv, "--data", f"x={data}"], capsys)
+    assert code == 1 and "Device-side assertion failed" in out and "made-up data: x" not in out

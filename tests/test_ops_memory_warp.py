@@ -779,3 +779,24 @@ def test_negated_predicate_operand_is_modelled_or_refused_by_name():
         assert "vote.sync.any.pred" in str(e)
     else:
         assert d.tolist() == [1] * 32
+
+
+def test_match_any_and_match_all_give_the_lanes_that_hold_the_same_value():
+    """__match_any_sync: the mask of the lanes holding this lane's value; __match_all_sync: every active lane's
+    mask where they all hold one value (and the predicate), else 0."""
+    from cudasim import Out, SourceModule
+    src = r'''
+    extern "C" __global__ void m(const int *v, unsigned *any, unsigned *all, int *pred) {
+        int t = threadIdx.x, p;
+        any[t] = __match_any_sync(0xffffffff, v[t]);
+        all[t] = __match_all_sync(0xffffffff, v[t] / 100, &p);
+        pred[t] = p;
+    }'''
+    v = (np.arange(64) % 3).astype(np.int32)
+    v[40:] = 500
+    a, al, p = np.zeros(64, np.uint32), np.zeros(64, np.uint32), np.zeros(64, np.int32)
+    SourceModule(src, no_extern_c=True).get_function("m")(v, Out(a), Out(al), Out(p), grid=(1, 1), block=(64, 1, 1))
+    want = [sum(1 << j for j in range(32) if v[w * 32 + j] == v[w * 32 + i]) for w in range(2) for i in range(32)]
+    assert a.tolist() == want
+    assert al[:32].tolist() == [0xFFFFFFFF] * 32 and p[:32].tolist() == [1] * 32  # warp 0: every v / 100 is 0
+    assert al[32:].tolist() == [0] * 32 and p[32:].tolist() == [0] * 32  # warp 1: 0 and 5

@@ -86,7 +86,7 @@ class Checker:
             if ins.base in ("bar", "barrier"):
                 ops[pc] = wrap_warp(ops[pc], ins, pc, self, ctx) if ins.has("warp") else \
                     wrap_barrier(ops[pc], ins, pc, self)
-            elif ins.base in ("shfl", "vote", "redux"):
+            elif ins.base in ("shfl", "vote", "redux", "match"):
                 ops[pc] = wrap_warp(ops[pc], ins, pc, self, ctx)
             elif ins.base in ("membar", "fence"):
                 ops[pc] = wrap_fence(ops[pc], ins, pc, self)

@@ -149,7 +149,7 @@ def _divergent(chk: "Checker", ins, pc: int, b: Batch, present, pcount, elsewher
 def wrap_warp(op, ins, pc: int, chk: "Checker", ctx):
     """A warp-level sync checked: masks, pending waits, shuffle sources; then the sync's ordering."""
     exits = chk.exits
-    mask_o = {"shfl": 4, "vote": 2, "redux": 2, "bar": 0, "barrier": 0}.get(ins.base)
+    mask_o = {"shfl": 4, "vote": 2, "redux": 2, "match": 2, "bar": 0, "barrier": 0}.get(ins.base)
     if mask_o is None or len(ins.operands) <= mask_o:
         return op
     rmask = reader(ins.operands[mask_o], "u32", ctx)
