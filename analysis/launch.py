@@ -229,10 +229,10 @@ def _resolve(args: argparse.Namespace, gpu: GPU, defines: dict[str, str], flags:
                             specs, gpu, flags)
     given = [o for o, v in (("--grid", args.grid), ("--block", args.block), ("--shared", args.shared),
                             ("--arg", args.arg), ("--data", getattr(args, "data", []))) if v]
+    not_a_name(args.target, flags)  # a file named without its ::KERNEL is told so, launch options or not
     if given:
         raise TargetError(f"{', '.join(given)}: a catalog kernel's launch and arguments follow its size, defines and "
                           f"GPU; use path/to/file.cu::kernel to give them")
-    not_a_name(args.target, flags)
     return resolve_catalog(args.target, args.size, defines, gpu, catalog_size, flags)
 
 
@@ -249,6 +249,10 @@ def check_file_target(spec: str, flags: tuple[str, ...] = ()) -> None:
         raise TargetError(f"{path}: {what} (give path/to/file.cu::KERNEL, the path from this folder)")
     if not kernel.strip():
         raise TargetError(f"{spec}: give the kernel after '::'; {_holds(path, flags)}")
+    if kernel.count("<") != kernel.count(">") or kernel.count("(") != kernel.count(")"):
+        raise TargetError(f"{kernel}: its < > or ( ) do not pair up; give a template's arguments or an overload's "
+                          f"types whole, as {path}::name<float, 32> or {path}::name(float*, int), in quotes for the "
+                          f"shell")
 
 
 def not_a_name(target: str, flags: tuple[str, ...] = ()) -> None:

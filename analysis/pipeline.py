@@ -37,13 +37,14 @@ from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFau
                      SourceModule, Stalled, compile_cuda)
 from cudasim import progress
 from cudasim.compile import cache_dir, name_expressions, split_overload
+from cudasim.includes import include_dirs_of
 from cudasim.ptx import launch_bounds
 from cudasim.memory import GlobalMemory
 from cudasim.trace import Trace
 
 from . import dataflow, issues, registry, sass
 from .args import TargetError
-from .signature import no_such_kernel
+from .signature import kernel_names, no_such_kernel
 from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
 from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name, resolve, resolve_catalog,  # noqa: F401
                      resolve_file)
@@ -93,7 +94,8 @@ def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, file
             raise TargetError(no_such_kernel(filename, kernel, list(every.resources))) from None
         raise TargetError(f"{str(e).splitlines()[0]} (compiling for {arch})") from None
     except KeyError:
-        raise TargetError(no_such_kernel(filename, kernel, list(res.resources))) from None
+        raise TargetError(no_such_kernel(filename, kernel, list(res.resources),
+                                         kernel_names(source, filename, include_dirs_of(options)))) from None
     if entry not in res.resources:
         raise TargetError(f"{filename}: the compiler reported no registers or shared memory for {kernel} (ptxas's "
                           f"report is missing from {res.compiler}'s log, twice); run again after deleting the cache "

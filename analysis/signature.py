@@ -328,7 +328,7 @@ def cxx_name(entry: str, with_params: bool = False) -> str:
     return f"{name}({', '.join(params)})" if with_params and params is not None else name
 
 
-def no_such_kernel(filename: str, kernel: str, entries: list[str]) -> str:
+def no_such_kernel(filename: str, kernel: str, entries: list[str], declared: list[str] | tuple[str, ...] = ()) -> str:
     """The line for a kernel name the compile of `filename` has no entry for (`entries`, mangled or not): a
     template named without its arguments is shown its instantiations; an overloaded name is told the command line
     cannot pick one; otherwise the kernels there are, as the command line names them."""
@@ -343,6 +343,9 @@ def no_such_kernel(filename: str, kernel: str, entries: list[str]) -> str:
     if types is not None and same:
         return (f"{filename}: no overload of {base} takes ({types}); it has "
                 f"{', '.join(cxx_name(e, True) for e in same)}")
+    if not same and f"{base}<...>" in declared:  # a template the source declares and does not instantiate
+        return (f"{filename}: {base} is a template: give its arguments, as {filename}::{base}<...> with the values "
+                f"to compile it for (the compiler instantiates it)")
     if len(same) > 1:
         return (f"{filename}: {base} is overloaded ({', '.join(cxx_name(e, True) for e in same)}): name one with its "
                 f"parameter types, as {filename}::{cxx_name(same[0], True)}")

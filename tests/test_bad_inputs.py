@@ -43,6 +43,7 @@ SPIN_CU = """extern "C" __global__ void spin(int *out, int stop) {
 TMPL_CU = """template <int N> __global__ void scale(float *a) { a[threadIdx.x] *= N; }
 template __global__ void scale<2>(float *);
 template __global__ void scale<4>(float *);
+template <int N> __global__ void lone(float *a) { a[threadIdx.x] += N; }
 """
 DUP_CU = """__global__ void dupk(float *a) { a[threadIdx.x] = 1.0f; }
 __global__ void dupk(int *a) { a[threadIdx.x] = 2; }
@@ -158,6 +159,8 @@ NO_COMPILE = [
     ("analysis.coalescing", ["transpose_tiled", "--define", "TILE=banana"], "TILE=banana: not an integer"),
     ("analysis.coalescing", ["transpose_tiled", "--define", "BLOCK_ROWS=7"], "must divide TILE=32"),
     ("analysis.coalescing", ["transpose_tiled", "--define", "BK=16"], "no parameter BK"),
+    ("analysis.coalescing", ["transpose_tiled", "--define", "X=1;int y"], "no parameter X; it has TILE, BLOCK_ROWS"),
+    ("analysis.coalescing", ["transpose_tiled", "--define", "=5"], "--define '=5': a NAME before '='"),
     ("analysis.coalescing", ["transpose_tiled", "--gpu", "nope"], "unknown GPU 'nope'"),
     ("analysis.coalescing", ["transpose_tild"], "unknown kernel 'transpose_tild'; did you mean transpose_tiled"),
     ("analysis.coalescing", ["transpose_tiled", "--max-steps", "0"], "--max-steps 0"),
@@ -322,6 +325,9 @@ def test_file_inputs_of_one_compile(capsys, files):
         ([ok, *launch, "--arg", "n=32", "--arg", "a=int32[64]"], "--arg a=int32[64]: the parameter is float* (float32); "
                                                                  "give float32[64]"),
         ([ok, *launch, "--block", "64", "--arg", "n=32"], "--block given twice (32 and 64); give it once"),
+        ([f"{files}/tmpl.cu::scale<2", *launch], "scale<2: its < > or ( ) do not pair up"),
+        ([f"{files}/tmpl.cu", *launch], f"{files}/tmpl.cu is a file: give {files}/tmpl.cu::KERNEL"),
+        ([f"{files}/tmpl.cu::lone", *launch], f"lone is a template: give its arguments, as {files}/tmpl.cu::lone<...>"),
         ([f"{files}/floats.cu::fd", *launch, "--arg", "f=1e39", "--arg", "d=1"], "--arg f=1e39: out of range for float"),
         ([f"{files}/floats.cu::fd", *launch, "--arg", "f=1", "--arg", "d=1e400"], "--arg d=1e400: out of range for double"),
         ([f"{files}/empty.cu::k", *launch], "empty.cu: no kernel 'k'; it declares no __global__ function"),
