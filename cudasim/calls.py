@@ -206,21 +206,45 @@ class DeviceHeap:
     def __init__(self, base: int, size: int):
         self.base, self.size = base, size
         self.free_ranges = [(base, size)]
-        self.live: dict[int, int] = {}
+        self.live: dict[int, int] = {}  # block -> bytes reserved (16-byte multiples)
+        self.asked: dict[int, int] = {}  # block -> bytes malloc was asked for
+        self.freed: dict[int, int] = {}  # block -> bytes it was asked for, once freed (and not handed out again)
 
     def malloc(self, n: int) -> int:
-        n = max(16, (int(n) + 15) // 16 * 16)
+        asked, n = int(n), max(16, (int(n) + 15) // 16 * 16)
         for i, (b, s) in enumerate(self.free_ranges):
             if s >= n:
                 self.free_ranges[i] = (b + n, s - n)
-                self.live[b] = n
+                self.live[b], self.asked[b] = n, asked
+                for f in [f for f in self.freed if b <= f < b + n]:
+                    del self.freed[f]
                 return b
         return 0
+
+    def holds(self, a: np.ndarray, size: int) -> np.ndarray:
+        """Per address: whether `size` bytes there lie in a block malloc handed out and that is not freed (within
+        the bytes asked for, as compute-sanitizer checks the device heap)."""
+        if not self.asked:
+            return np.zeros(len(a), bool)
+        bases = np.array(sorted(self.asked), np.uint64)
+        ends = bases + np.array([self.asked[int(x)] for x in bases], np.uint64)
+        i = np.searchsorted(bases, a, side="right").astype(np.int64) - 1
+        return (i >= 0) & (a + np.uint64(size) <= ends[np.maximum(i, 0)])
+
+    def describe(self, addr: int, size: int) -> str:
+        """Where a bad heap access is, in words: past the end of a block, or in one already freed."""
+        for blocks, how in ((self.asked, "a block malloc({n}) returned"), (self.freed, "a block freed before, of {n}")):
+            for b, n in blocks.items():
+                if b <= addr < b + max(n, 16):
+                    where = (f"{addr + size - b - n} bytes past its end" if addr + size > b + n else "inside it")
+                    return f"{where}: {how.format(n=n)} at 0x{b:x} (the device heap)"
+        return "in the device heap, in no block malloc handed out"
 
     def free(self, ptr: int) -> bool:
         n = self.live.pop(int(ptr), None)
         if n is None:
             return False
+        self.freed[int(ptr)] = self.asked.pop(int(ptr))
         self.free_ranges.append((int(ptr), n))
         self.free_ranges.sort()
         merged = [self.free_ranges[0]]

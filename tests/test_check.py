@@ -414,3 +414,21 @@ def test_a_verdict_that_made_up_data_decides_says_so(capsys, tmp_path):
     np.save(data, -np.ones(128, np.int32))
     code, out, err = cli([*argv, "--data", f"x={data}"], capsys)
     assert code == 1 and "Device-side assertion failed" in out and "made-up data: x" not in out
+
+
+def test_device_heap_blocks_are_allocations_of_their_own(capsys, tmp_path):
+    """malloc's blocks are checked as compute-sanitizer checks the device heap: a write one int past a block of 4
+    bytes, and a read of a freed block, are out of bounds (the heap as one allocation let both pass)."""
+    cu = tmp_path / "heap.cu"
+    cu.write_text("__global__ void past(int *out) {\n    int *p = (int *)malloc(4);\n    p[1] = 7;\n"
+                  "    out[threadIdx.x] = p[0];\n    free(p);\n}\n"
+                  "__global__ void after(int *out) {\n    int *p = (int *)malloc(16);\n    p[0] = 5;\n    free(p);\n"
+                  "    out[threadIdx.x] = p[0];\n}\n")
+    code, out, err = cli([f"{cu}::past", "--grid", "1", "--block", "32", "--uninit", "out"], capsys)
+    assert code == 1, err
+    assert "Invalid __global__ write of size 4 bytes" in out and "heap.cu:3" in out
+    assert "4 bytes past its end: a block malloc(4) returned at" in out
+    code, out, err = cli([f"{cu}::after", "--grid", "1", "--block", "32", "--uninit", "out"], capsys)
+    assert code == 1, err
+    assert "Invalid __global__ read of size 4 bytes" in out and "heap.cu:11" in out
+    assert "a block freed before, of 16 at" in out

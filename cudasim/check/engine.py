@@ -236,9 +236,21 @@ class Checker:
         if space in ("global", "const"):
             gmem = b.gmem
             bad, mis = global_bad(gmem, a, size, self.off_limits)
+            heap = getattr(gmem, "device_heap", None)
+            if heap is not None:  # malloc's blocks are allocations of their own, as compute-sanitizer keeps them
+                inheap = ~bad & (a >= np.uint64(heap.base)) & (a < np.uint64(heap.base + heap.size))
+                if inheap.any():
+                    wrong = inheap.copy()
+                    wrong[inheap] = ~heap.holds(a[inheap], size)
+                    if wrong.any():
+                        j = int(np.flatnonzero(wrong)[0])
+                        report_bounds(self.findings, "out-of-bounds", "global", pc, ins, size, op,
+                                      gid[idx[wrong]], int(a[j]), heap.describe(int(a[j]), size))
+                        bad = bad | wrong
+                        mis = mis & ~wrong
             off = (a - np.uint64(HEAP_BASE)).astype(np.int64)
             if bad.any() or mis.any():
-                self._global_faults(pc, ins, idx, a, size, op, bad, mis)
+                self._global_faults(pc, ins, idx, a, size, op, bad & ~_in(a, heap), mis)
                 off[bad | mis] = self.sink - HEAP_BASE
                 keep = ~(bad | mis)
                 idx_ok, off_ok = idx[keep], off[keep]
@@ -441,3 +453,10 @@ class Checker:
             self.races.fold(sh)
         if not sh.all_init:
             sh.all_init = bool(sh.init.all())
+
+
+def _in(a: np.ndarray, heap) -> np.ndarray:
+    """Per address: whether it is in the device heap (its bad accesses are reported apart)."""
+    if heap is None:
+        return np.zeros(len(a), bool)
+    return (a >= np.uint64(heap.base)) & (a < np.uint64(heap.base + heap.size))
