@@ -224,3 +224,20 @@ def test_advice_counts_the_warps_the_busiest_sm_runs(capsys):
     assert lines[0].startswith("latency-bound: 1 warp per SM spends most cycles waiting (DRAM)")
     assert "fills 1 of the 132 SMs" in lines[1]
     assert len(timing.advice("latency", {"latency": 1.0}, 1.0, {}, 64, 132, 132)) == 1
+
+
+def test_one_warp_latency_bound_is_the_time_it_takes():
+    """One thread: one scheduler has a warp, the other three none. Its waits are counted against that scheduler's
+    cycles, so the latency row comes to most of the kernel's work (over four schedulers it read a quarter), and
+    the idle reasons to most of its cycles."""
+    need_nvrtc()
+    from analysis import pipeline, sass, simulation
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    res = simulation.result(registry.get("timing"), pipeline.resolve_file(
+        "tests/data/walks.cu::dot_n", (1, 1, 1), (1, 1, 1), 0, {},
+        {"n": "300", "b": "1.5", "a": "float32[1024]", "out": "float32[64]"}))
+    rows = {r["resource"]: r for r in res["resources"]}
+    assert res["limiter"] == "latency"
+    assert rows["latency"]["time_us"] > 0.75 * res["body_us"], (rows["latency"], res["body_us"])
+    assert sum(res["stalls_pct"].values()) > 75

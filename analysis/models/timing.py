@@ -374,15 +374,17 @@ def analyze(sim: Simulation) -> dict:
     body_us = cycles / clk * 1e6
     launch_us = r["launch_us"] + r["launch_per_arg_us"] * len(sim.samples[0].program.fn.params)
     total_us = body_us + launch_us
-    util = {"issue": run["issued"] / (4 * cycles) if cycles else 0.0,
+    # per scheduler: those that have a warp to issue (one warp keeps one of the four busy at most)
+    used = min(4, max(1, min(resident, busiest) * warps_pb))
+    util = {"issue": run["issued"] / (used * cycles) if cycles else 0.0,
             "L1/shared wavefronts": run["l1"] / cycles if cycles else 0.0,
             "L2": run["l2"] / cycles if cycles else 0.0, "DRAM": run["dram"] / cycles if cycles else 0.0,
             "L2 atomic units": run["atomic_units"] / cycles if cycles else 0.0}
     for name, b in run["pipes"].items():
-        util[name] = b / (4 * cycles) if cycles else 0.0
+        util[name] = b / (used * cycles) if cycles else 0.0
     idle = run["idle"]
     waited = sum(v for k, v in idle.items() if k not in ("issue", "pipe busy"))
-    util["latency"] = waited / (4 * cycles) if cycles else 0.0
+    util["latency"] = waited / (used * cycles) if cycles else 0.0
     if run.get("longest_block"):
         util["longest block"] = run["longest_block"] / cycles
     us = {k: min(v, 1.0) * body_us for k, v in util.items()}
@@ -403,7 +405,7 @@ def analyze(sim: Simulation) -> dict:
     if flops is None:
         flops = 64.0 * (counts["fma_warp_instructions"] + counts["fp64_warp_instructions"])
     dram = run["dram_read"] + run["dram_write"]
-    waits = {k: v / (4 * cycles) * 100 for k, v in sorted(idle.items(), key=lambda kv: -kv[1])} if cycles else {}
+    waits = {k: v / (used * cycles) * 100 for k, v in sorted(idle.items(), key=lambda kv: -kv[1])} if cycles else {}
     return {"target": sim.target, "gpu": sim.gpu.key, "provenance": how, "size": sim.size, "blocks": blocks,
             DURATION.name: total_us * 1e3, "time_us": total_us, "body_us": body_us, "launch_us": launch_us,
             "limiter": limiter, "resources": resources, "counts": counts,
@@ -480,12 +482,12 @@ def render(d: dict, view: View) -> str:
             f"FP64 {c['fp64_warp_instructions']:,.0f}, integer {c['alu_warp_instructions'] + c['imad_warp_instructions']:,.0f}, "
             f"shared {c['shared_warp_instructions']:,.0f}, global {c['global_warp_instructions']:,.0f})",
             f"          global: {c['global_load_requests']:,.0f} load requests / {c['global_load_sectors']:,.0f} sectors; "
-            f"{c['global_store_requests']:,.0f} store requests; DRAM {c['dram_read_bytes'] / 1e6:,.1f} MB read + "
+            f"{c['global_store_requests']:,.0f} store and atomic requests; DRAM {c['dram_read_bytes'] / 1e6:,.1f} MB read + "
             f"{c['dram_write_bytes'] / 1e6:,.1f} MB written ({d['dram_source']})",
             f"  waves: {w['blocks_per_sm']} blocks/SM resident ({w['warps_per_block']} warps each), the busiest SM runs "
             f"{w['busiest_sm_blocks']} blocks, {w['active_sms']} SMs busy; one SM simulated over {w['simulated_blocks']} "
             f"blocks",
-            f"  schedulers idle, by what they waited for (% of scheduler cycles): {waits}", ""]
+            f"  schedulers idle, by what they waited for (% of the cycles of the schedulers with a warp): {waits}", ""]
     out += [f"  what would move it: {line}" for line in d["advice"]]
     out += [f"  note: {n}" for n in d["notes"] if not n.startswith(MADE_UP)]
     return "\n".join(out)
