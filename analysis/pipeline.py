@@ -294,8 +294,16 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
             if grown is None:
                 raise
             spent += getattr(fault, "steps", 0)
+        except Stalled as stop:
+            made = launch.made_up()
+            deciding = sorted({n for d in _made_up(launch, f.program.fn, made)[0].values() for n in d.control})
+            if not deciding:
+                raise
+            raise Stalled(f"{stop}; {', '.join(deciding)} hold{'s' if len(deciding) == 1 else ''} made-up contents "
+                          f"(no --data) that decide this kernel's branches, so the wait may be theirs: --data "
+                          f"{deciding[0]}=FILE.npy gives yours", at=stop.at) from None
         except Runaway as stop:
-            if grown is None or isinstance(stop, Stalled):
+            if grown is None:
                 raise
             raise Runaway(f"the runs that grew {grown} (given no size) to what the kernel reads passed the limit of "
                           f"{launch.max_steps:,} warp instructions together, and it reads on: an endless loop, or "

@@ -189,3 +189,17 @@ def test_a_ticket_lock_with_nanosleep_backoff_serves_every_block():
     order = np.full(24, -1, np.int32)
     SourceModule(src).get_function("ticket")(InOut(order), grid=(24, 1), block=(32, 1, 1))
     assert sorted(order.tolist()) == list(range(24))
+
+
+def test_a_wait_on_made_up_data_says_so(tmp_path):
+    """A flag given no --data holds zeros, and every block waits for it: the stop says the wait may be the
+    made-up contents', and how to give real ones."""
+    need_nvrtc()
+    src = tmp_path / "flag.cu"
+    src.write_text("__global__ void wait_flag(volatile int *flag, int *out) {\n"
+                   "    while (flag[0] == 0) { }\n    out[blockIdx.x] = 1;\n}\n")
+    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::wait_flag", "--grid", "2", "--block",
+                        "32", "--no-cache"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert ("flag holds made-up contents (no --data) that decide this kernel's branches, so the wait may be theirs: "
+            "--data flag=FILE.npy gives yours") in r.stderr
