@@ -164,6 +164,15 @@ class AssertionFailed(LaunchError):
         self.where, self.threads, self.count, self.condition = where, threads or [], count, condition
 
 
+class BadFree(LaunchError):
+    """free() of a pointer malloc did not return, or of one freed already. `lanes`: the batch lanes that made
+    such a call (the others' blocks are freed)."""
+
+    def __init__(self, message: str, lanes: np.ndarray):
+        super().__init__(message)
+        self.lanes = lanes
+
+
 class Runtime:
     """What the CUDA runtime provides a kernel's calls: printf's output, the device heap."""
 
@@ -455,9 +464,10 @@ def _free(ins, ctx, runtime: Runtime, params, rets):
     heap = runtime.heap()
 
     def free(b: Batch, m: Mask) -> None:
-        for p in ptr_get(b, m.idx).tolist():
-            if p and not heap.free(p):
-                raise LaunchError(f"{ins.where()}: free(0x{p:x}): not a pointer malloc returned, or freed twice")
+        bad = [(lane, p) for lane, p in zip(m.idx.tolist(), ptr_get(b, m.idx).tolist()) if p and not heap.free(p)]
+        if bad:
+            raise BadFree(f"{ins.where()}: free(0x{bad[0][1]:x}): not a pointer malloc returned, or freed twice",
+                          np.array([lane for lane, _ in bad], np.int64))
     return free
 
 

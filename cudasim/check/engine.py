@@ -17,7 +17,7 @@ from typing import Callable
 
 import numpy as np
 
-from ..calls import AssertionFailed
+from ..calls import AssertionFailed, BadFree
 from ..errors import SimulationError
 from ..memory import HEAP_BASE, GlobalMemory
 from ..operands import dtype_of, reader
@@ -92,6 +92,8 @@ class Checker:
                 ops[pc] = wrap_fence(ops[pc], ins, pc, self)
             elif ins.base == "call" and ins.operands[0].name == "__assertfail":
                 ops[pc] = self._wrap_assert(ops[pc], ins, pc)
+            elif ins.base == "call" and ins.operands[0].name == "free":
+                ops[pc] = self._wrap_free(ops[pc], ins, pc)
             elif ins.base == "trap":
                 ops[pc] = self._trap(ins, pc)
 
@@ -107,6 +109,19 @@ class Checker:
                     f"thread, and later calls fail with cudaErrorAssert",
                     Side(pc, str(ins.file), ins.line, ins.text, "assert")), self.clocks.gid[m.idx])
             return m.mask
+        return checked
+
+    def _wrap_free(self, op, ins, pc: int):
+        """A free() of a pointer malloc did not return (or returned and it was freed) is a finding; the lanes
+        go on, as the checker does past every finding."""
+        def checked(b: Batch, m) -> None:
+            try:
+                op(b, m)
+            except BadFree as e:
+                self.findings.add(("malloc-free", site(ins, pc)), lambda: Finding(
+                    "malloc-free", f"{str(e).split(': ', 1)[1]}: the device heap's state is undefined from here",
+                    Side(pc, str(ins.file), ins.line, ins.text, "free"),
+                    hint="free each pointer malloc returned once, and nothing else"), self.clocks.gid[e.lanes])
         return checked
 
     def _trap(self, ins, pc: int):

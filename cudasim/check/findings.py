@@ -12,7 +12,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-KINDS = ("race", "out-of-bounds", "misaligned", "divergent-barrier", "uninitialized", "warp-sync", "assert", "trap")
+KINDS = ("race", "out-of-bounds", "misaligned", "divergent-barrier", "uninitialized", "warp-sync", "assert", "trap",
+         "malloc-free")
 KEEP_THREADS = 4  # (block, thread) pairs kept per side of a finding
 COUNT_THREADS = 1 << 16  # distinct threads counted exactly up to this many, then "at least"
 

@@ -33,6 +33,8 @@ def title(f: Finding) -> str:
         return "Device-side assertion failed (the GPU stops the launch: cudaErrorAssert)"
     if f.kind == "trap":
         return "Device-side trap (the GPU stops the launch: cudaErrorLaunchFailure)"
+    if f.kind == "malloc-free":
+        return "Malloc/Free error: free() of a pointer malloc did not return, or freed twice"
     return "Warp-sync error: " + f.message.split(" ", 1)[0]
 
 
@@ -100,7 +102,7 @@ def summary(findings: list[Finding]) -> str:
 
 def render(description: str, findings: list[Finding], notes: list[str], stats: str) -> str:
     lines = [P + "CUDASIM.CHECK (compute-sanitizer's checks, on the CPU: race, out-of-bounds, misaligned, "
-             "divergent-barrier, uninitialized, warp-sync, assert, trap)", P + f"Checking {description}: {stats}", P.rstrip()]
+             "divergent-barrier, uninitialized, warp-sync, assert, trap, malloc-free)", P + f"Checking {description}: {stats}", P.rstrip()]
     for f in findings:
         lines += block(f)
     for n in notes:

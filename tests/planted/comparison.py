@@ -58,6 +58,7 @@ def theirs(r: dict | None) -> tuple[str, bool | None]:
 def table(gpu: dict | None) -> str:
     suite = planted_suite.load()
     rows, ours_hit, gpu_hit, ours_fp, gpu_fp, tool_hits = [], 0, 0, 0, 0, {t: 0 for t in TOOLS}
+    measured = {n for n in (gpu or {}).get("kernels", {})}  # kernels the GPU run had (a later one is not measured)
     bugs = [e for e in suite if e["expect"]]
     for e in suite:
         cell, hit = ours(e, cudasim_findings(e))
@@ -92,8 +93,11 @@ def table(gpu: dict | None) -> str:
     n = len(bugs)
     summary = [f"- Planted bugs found (the expected kind at the marked line): cudasim.check {ours_hit} of {n}"]
     if gpu:
-        summary[0] += f"; compute-sanitizer, any of its four tools, {gpu_hit} of {n} (" + ", ".join(
+        n_gpu = sum(e["name"] in measured for e in bugs)
+        summary[0] += f"; compute-sanitizer, any of its four tools, {gpu_hit} of {n_gpu} measured (" + ", ".join(
             f"{t} {tool_hits[t]}" for t in TOOLS) + ")"
+        if n_gpu < n:
+            summary[0] += f"; {n - n_gpu} planted after the GPU run, not measured there"
         summary.append(f"- Correct kernels with a finding: cudasim.check {ours_fp} of {len(suite) - n}; "
                        f"compute-sanitizer {gpu_fp} of {len(suite) - n}")
     else:
