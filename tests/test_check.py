@@ -432,3 +432,15 @@ def test_device_heap_blocks_are_allocations_of_their_own(capsys, tmp_path):
     assert code == 1, err
     assert "Invalid __global__ read of size 4 bytes" in out and "heap.cu:11" in out
     assert "a block freed before, of 16 at" in out
+
+
+def test_threads_that_overrun_their_malloc_blocks_into_the_next_are_told_so(capsys, tmp_path):
+    """Each thread writes 64 ints into its own block of 4: it writes its neighbours' blocks, a race between lanes
+    whose fix is the index, not a __syncwarp(); past the last block, out of bounds."""
+    cu = tmp_path / "over.cu"
+    cu.write_text("__global__ void over(int *out) {\n    int *p = (int *)malloc(4 * sizeof(int));\n"
+                  "    for (int k = 0; k < 64; ++k) p[k] = threadIdx.x;\n    out[threadIdx.x] = p[3];\n    free(p);\n}\n")
+    code, out, err = cli([f"{cu}::over", "--grid", "1", "--block", "32", "--uninit", "out"], capsys)
+    assert code == 1, err
+    assert "fix: the words are in blocks malloc returned" in out and "put __syncwarp()" not in out
+    assert "Invalid __global__ write of size 4 bytes" in out

@@ -177,9 +177,13 @@ class Checker:
                 init[addr - HEAP_BASE:addr - HEAP_BASE + n] = False
         self.gshadow = Shadow((nbytes + 3) // 4, init)
         self.vis = Visibility(lpb)
-        self.races = RaceCheck(self.findings, self.body, lpb)
+        self.races = RaceCheck(self.findings, self.body, lpb, self._in_heap)
         self.pending: dict[tuple[int, str, int], Pending] = {}
         self.unknown_read: set[str] = set()
+
+    def _in_heap(self, address: int) -> bool:
+        heap = getattr(self.gmem, "device_heap", None)
+        return heap is not None and heap.base <= address < heap.base + heap.size
 
     def start_batch(self, b: Batch) -> None:
         self.clocks = Clocks(b)

@@ -17,6 +17,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..memory import HEAP_BASE
 from .findings import Finding, Findings, Side, site
 from .order import Clocks, Visibility
 from .shadow import BLOCK, BYTES, GRID, NONE, ONE, STRONG, WARP, WEAK_ANY, Shadow, relation, same_block
@@ -33,6 +34,9 @@ WHY = {WARP: "nothing synchronizes the two lanes between the accesses (no __sync
        GRID: "nothing orders the two blocks' accesses: blocks run in any order, and only atomics or a "
              "fence-and-flag handoff (__threadfence(), then an atomic or volatile flag the other block reads) "
              "orders them"}
+HEAP_FIX = ("the words are in blocks malloc returned: where each thread has a block of its own, one that writes "
+            "past its end writes the next one's, so keep each index below the size malloc was asked for; where "
+            "threads share a block, order their accesses (__syncwarp(), __syncthreads())")
 FIX = {WARP: "put __syncwarp() between the write and the read (or exchange the values with __shfl_sync)",
        BLOCK: "put __syncthreads() between the write and the read, reached by the whole block",
        GRID: "give each block its own part of the output, use atomics, or hand the data over with "
@@ -55,8 +59,9 @@ class Access:
 class RaceCheck:
     """Checks accesses against a Shadow and updates it; reports into `findings`."""
 
-    def __init__(self, findings: Findings, body, lpb: int):
-        self.findings, self.body, self.lpb = findings, body, lpb
+    def __init__(self, findings: Findings, body, lpb: int, heap: Callable[[int], bool] = lambda address: False):
+        """`heap(address)`: whether a global address is in the device heap (malloc's blocks)."""
+        self.findings, self.body, self.lpb, self.heap = findings, body, lpb, heap
         self.validated = validated_reads(body)
 
     # -- one access --------------------------------------------------------------------------
@@ -333,10 +338,12 @@ class RaceCheck:
                 other_op = "write"  # a volatile or release store: strong, but not an atomic
             key = ("race", acc.space, site(acc.ins, acc.pc), this_op, site(self.body[pc1_], pc1_), other_op, rel_,
                    same_instruction)
-            self.findings.add(key, lambda: self._make(acc, this_op, pc1_, other_op, rel_, same_instruction),
+            heap = acc.space == "global" and self.heap(HEAP_BASE + 4 * int(wd[np.flatnonzero(sel)[0]]))
+            self.findings.add(key, lambda: self._make(acc, this_op, pc1_, other_op, rel_, same_instruction, heap),
                               g[sel], other_ids=g1[sel])
 
-    def _make(self, acc: Access, this_op: str, pc1: int, other_op: str, rel: int, same: bool) -> Finding:
+    def _make(self, acc: Access, this_op: str, pc1: int, other_op: str, rel: int, same: bool,
+              heap: bool = False) -> Finding:
         ins, other = acc.ins, self.body[pc1]
         where = "shared" if acc.space == "shared" else "global"
         this_side = Side(acc.pc, str(ins.file), ins.line, ins.text, this_op)
@@ -352,7 +359,7 @@ class RaceCheck:
             msg = (f"{this_op} of {where} memory at line {ins.line} races with the {other_op} at line {other.line} "
                    f"by {RELATION[rel]} ({hazard}): {WHY[rel]}")
         return Finding("race", msg, this_side, space=acc.space, size=acc.size, other=other_side,
-                       relation=RELATION[rel], hint=FIX[rel])
+                       relation=RELATION[rel], hint=HEAP_FIX if heap else FIX[rel])
 
 
 def validated_reads(body) -> set[tuple[int, int]]:
