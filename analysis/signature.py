@@ -50,15 +50,20 @@ def _strip_comments(src: str) -> str:
 _ATTRIBUTES = re.compile(r"\b(__launch_bounds__|__maxnreg__|__cluster_dims__)\s*\(")
 
 
+def _closed(src: str, i: int) -> int:
+    """The index just past the ')' that closes a '(' ending just before `i`, parentheses nested however deep."""
+    depth = 1
+    while i < len(src) and depth:
+        depth += (src[i] == "(") - (src[i] == ")")
+        i += 1
+    return i
+
+
 def _strip_attributes(src: str) -> str:
     """Source without the launch attributes that stand between `__global__` and the kernel's name
     (`__launch_bounds__(THREADS * 2, (MIN))`), their arguments balanced however they nest."""
     while m := _ATTRIBUTES.search(src):
-        j, depth = m.end(), 1
-        while j < len(src) and depth:
-            depth += {"(": 1, ")": -1}.get(src[j], 0)
-            j += 1
-        src = src[:m.start()] + " " + src[j:]
+        src = src[:m.start()] + " " + src[_closed(src, m.end()):]
     return src
 
 
@@ -123,11 +128,7 @@ def _signature(texts: list[str], base: str, kernel: str, filename: str | None, t
     for text in texts:
         src = _strip_attributes(_strip_comments(text))
         for m in re.finditer(r"__global__[^;{(]*?\b" + re.escape(base) + r"\s*\(", src):
-            i, depth = m.end(), 1
-            j = i
-            while j < len(src) and depth:
-                depth += {"(": 1, ")": -1}.get(src[j], 0)
-                j += 1
+            i, j = m.end(), _closed(src, m.end())
             defined = re.match(r"\s*(?:const\s*)?\{", src[j:]) is not None
             params = _instantiated(src[i:j - 1], src[:m.start()], kernel)
             if types is not None:
@@ -226,10 +227,7 @@ def kernel_names(source: str, filename: str | None = None, include_dirs: list[st
     for text in [expanded] if expanded is not None else texts:
         src = _strip_attributes(_strip_comments(text))
         for m in _KERNEL_RE.finditer(src):
-            i, depth = m.end(), 1
-            while i < len(src) and depth:
-                depth += (src[i] == "(") - (src[i] == ")")
-                i += 1
+            i = _closed(src, m.end())
             name = m.group(2) + ("<...>" if m.group(1) else "")
             if (name, src[m.end():i - 1]) not in found:
                 found.append((name, src[m.end():i - 1]))

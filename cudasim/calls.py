@@ -165,11 +165,12 @@ class AssertionFailed(LaunchError):
 
 
 class BadFree(LaunchError):
-    """free() of a pointer malloc did not return, or of one freed already. `lanes`: the batch lanes that made
-    such a call (the others' blocks are freed)."""
+    """free() of a pointer malloc did not return, or of one freed already. `what`: that, in words, for the first;
+    `lanes`: the batch lanes that made such a call (the others' blocks are freed)."""
 
-    def __init__(self, message: str, lanes: np.ndarray):
-        super().__init__(message)
+    def __init__(self, where: str, pointer: int, lanes: np.ndarray):
+        self.what = f"free(0x{pointer:x}): not a pointer malloc returned, or freed twice"
+        super().__init__(f"{where}: {self.what}")
         self.lanes = lanes
 
 
@@ -215,20 +216,28 @@ class DeviceHeap:
     def __init__(self, base: int, size: int):
         self.base, self.size = base, size
         self.free_ranges = [(base, size)]
-        self.live: dict[int, int] = {}  # block -> bytes reserved (16-byte multiples)
-        self.asked: dict[int, int] = {}  # block -> bytes malloc was asked for
+        self.asked: dict[int, int] = {}  # block handed out -> bytes malloc was asked for
         self.freed: dict[int, int] = {}  # block -> bytes it was asked for, once freed (and not handed out again)
 
+    @staticmethod
+    def reserved(asked: int) -> int:
+        """The bytes a block asked for `asked` takes: 16-byte multiples, at least 16."""
+        return max(16, (int(asked) + 15) // 16 * 16)
+
     def malloc(self, n: int) -> int:
-        asked, n = int(n), max(16, (int(n) + 15) // 16 * 16)
+        need = self.reserved(n)
         for i, (b, s) in enumerate(self.free_ranges):
-            if s >= n:
-                self.free_ranges[i] = (b + n, s - n)
-                self.live[b], self.asked[b] = n, asked
-                for f in [f for f in self.freed if b <= f < b + n]:
+            if s >= need:
+                self.free_ranges[i] = (b + need, s - need)
+                self.asked[b] = int(n)
+                for f in [f for f in self.freed if b <= f < b + need]:
                     del self.freed[f]
                 return b
         return 0
+
+    def contains(self, a: np.ndarray) -> np.ndarray:
+        """Per address: whether it is in the heap's range."""
+        return (a >= np.uint64(self.base)) & (a < np.uint64(self.base + self.size))
 
     def holds(self, a: np.ndarray, size: int) -> np.ndarray:
         """Per address: whether `size` bytes there lie in a block malloc handed out and that is not freed (within
@@ -244,17 +253,17 @@ class DeviceHeap:
         """Where a bad heap access is, in words: past the end of a block, or in one already freed."""
         for blocks, how in ((self.asked, "a block malloc({n}) returned"), (self.freed, "a block freed before, of {n}")):
             for b, n in blocks.items():
-                if b <= addr < b + max(n, 16):
+                if b <= addr < b + self.reserved(n):
                     where = (f"{addr + size - b - n} bytes past its end" if addr + size > b + n else "inside it")
                     return f"{where}: {how.format(n=n)} at 0x{b:x} (the device heap)"
         return "in the device heap, in no block malloc handed out"
 
     def free(self, ptr: int) -> bool:
-        n = self.live.pop(int(ptr), None)
-        if n is None:
+        asked = self.asked.pop(int(ptr), None)
+        if asked is None:
             return False
-        self.freed[int(ptr)] = self.asked.pop(int(ptr))
-        self.free_ranges.append((int(ptr), n))
+        self.freed[int(ptr)] = asked
+        self.free_ranges.append((int(ptr), self.reserved(asked)))
         self.free_ranges.sort()
         merged = [self.free_ranges[0]]
         for b, s in self.free_ranges[1:]:
@@ -466,8 +475,7 @@ def _free(ins, ctx, runtime: Runtime, params, rets):
     def free(b: Batch, m: Mask) -> None:
         bad = [(lane, p) for lane, p in zip(m.idx.tolist(), ptr_get(b, m.idx).tolist()) if p and not heap.free(p)]
         if bad:
-            raise BadFree(f"{ins.where()}: free(0x{bad[0][1]:x}): not a pointer malloc returned, or freed twice",
-                          np.array([lane for lane, _ in bad], np.int64))
+            raise BadFree(ins.where(), bad[0][1], np.array([lane for lane, _ in bad], np.int64))
     return free
 
 

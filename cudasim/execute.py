@@ -470,17 +470,19 @@ def _state(b: Batch, m: Mask) -> bytes:
 def _yield(b: Batch, stack: list[Entry]) -> bool | None:
     """The blocks with no lane in the stack's top entry (a loop going round) run to their end first: their lanes
     leave every entry for copies of the entries above the stack, in the same order, so each of their warps
-    resumes where it was, on the same path. False: every block waits; None: not inside a call (a frame's saved state
-    is one per lane set)."""
+    resumes where it was, on the same path. False: every block waits; None: inside a call, where it does not
+    (a frame's saved state is one per lane set)."""
     if any(x.frame is not None for x in stack):
         return None
     waiting = stack[-1].m.mask.reshape(b.nb, b.lpb).any(1)
     free = np.repeat(~waiting, b.lpb) & b.alive
     if not free.any():
         return False
-    moved = [Entry(x.pc, Mask.of(x.m.mask & free), x.reconv) for x in stack if (x.m.mask & free).any()]
+    moved = []
     for x in stack:
-        if (x.m.mask & free).any():
+        out = x.m.mask & free
+        if out.any():
+            moved.append(Entry(x.pc, Mask.of(out), x.reconv))
             x.m = Mask.of(x.m.mask & ~free)
     stack.extend(moved)
     return True

@@ -92,14 +92,13 @@ def decode_match(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     put = writer(d, ctx)
     putp = writer(Operand("reg", name=ins.dest_pred), ctx) if ins.dest_pred else None
     ra = reader(a, ins.type, ctx)
-    weight = (np.uint64(1) << np.arange(32, dtype=np.uint64))
 
     def match(b: Batch, m: Mask) -> None:
         v = np.broadcast_to(np.asarray(ra(b)), (b.L,)).reshape(-1, 32)
         act = m.mask.reshape(-1, 32)
         same = (v[:, :, None] == v[:, None, :]) & act[:, None, :]  # (warps, lane, other lane)
         if not every:
-            put(b, (same * weight).sum(2).astype(np.uint32).ravel(), m)
+            put(b, ballot(same.ravel(), same.ravel()), m)  # each lane's 32 others, as a ballot packs a warp
             return
         alike = same.sum(2) == act.sum(1)[:, None]
         put(b, np.where(alike, np.repeat(ballot(m.mask, m.mask), 32).reshape(-1, 32), 0).astype(np.uint32).ravel(), m)

@@ -335,17 +335,18 @@ def configure(name: str, defines: Mapping[str, str]) -> Kernel:
         return k
     params = {}
     prefix = f"{k.macro_prefix}_" if k.macro_prefix else ""
+
+    def bare(macro: str) -> str:  # WT_BK -> BK
+        return macro[len(prefix):] if prefix and macro.startswith(prefix) else macro
     known = [n for n, _ in k.defines]
-    bare_known = {n[len(prefix):] if prefix and n.startswith(prefix) else n for n in known}
     for macro, value in defines.items():
-        bare = macro[len(prefix):] if prefix and macro.startswith(prefix) else macro
-        if k.defines and macro not in known and bare not in bare_known:
+        if k.defines and bare(macro) not in {bare(n) for n in known}:
             raise CatalogError(f"{name}: no parameter {macro}; it has {', '.join(known)}")
         try:
             number = int(str(value), 0)
         except ValueError:
             raise CatalogError(f"{name}: {macro}={value}: not an integer") from None
-        params[macro[len(prefix):] if prefix and macro.startswith(prefix) else macro] = number
+        params[bare(macro)] = number
     return variant(name, **params)
 
 

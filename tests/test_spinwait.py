@@ -16,6 +16,12 @@ from needs import need_nvrtc
 ROOT = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(ROOT), "CUDAPERF_PROGRESS": "0"}
 
+
+def _coalescing(target: str, *argv: str) -> subprocess.CompletedProcess:
+    """`python -m analysis.coalescing TARGET ARGV... --no-cache` in a process of its own."""
+    return subprocess.run([sys.executable, "-m", "analysis.coalescing", target, *argv, "--no-cache"], cwd=ROOT,
+                          env=ENV, capture_output=True, text=True, timeout=300)
+
 SPIN_CU = r"""
 __global__ void locked(int *lock, int *total) {
     if (threadIdx.x == 0) {
@@ -112,8 +118,7 @@ def test_a_sampled_block_that_waits_on_another_has_every_block_simulated(tmp_pat
     need_nvrtc()
     src = tmp_path / "spin.cu"
     src.write_text(SPIN_CU)
-    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::chain", "--grid", "300", "--block",
-                        "128", "--no-cache"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    r = _coalescing(f"{src}::chain", "--grid", "300", "--block", "128")
     assert r.returncode == 0, r.stderr
     assert "so every block was simulated, in order" in r.stdout
     assert "blocks waited for others in spin-waits" in r.stdout
@@ -149,8 +154,7 @@ def test_blocks_that_take_turns_waiting_stop_at_once(tmp_path):
     src = tmp_path / "turns.cu"
     src.write_text(TURNS_CU)
     t0 = time.monotonic()
-    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::relock", "--grid", "2", "--block", "32",
-                        "--no-cache"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    r = _coalescing(f"{src}::relock", "--grid", "2", "--block", "32")
     assert time.monotonic() - t0 < 60
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "a spin-wait that nothing simulated will end" in r.stderr and "turns.cu:" in r.stderr
@@ -163,9 +167,7 @@ def test_a_run_started_again_finds_device_variables_as_the_source_sets_them(tmp_
     need_nvrtc()
     src = tmp_path / "turns.cu"
     src.write_text(TURNS_CU)
-    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::tiles", "--grid", "50", "--block", "256",
-                        "--no-cache", "--draw", "none"], cwd=ROOT, env=ENV, capture_output=True, text=True,
-                       timeout=300)
+    r = _coalescing(f"{src}::tiles", "--grid", "50", "--block", "256", "--draw", "none")
     assert r.returncode == 0, r.stderr
     assert "grown to" in r.stdout  # the buffers grew past their first size: runs started again
 
@@ -198,8 +200,7 @@ def test_a_wait_on_made_up_data_says_so(tmp_path):
     src = tmp_path / "flag.cu"
     src.write_text("__global__ void wait_flag(volatile int *flag, int *out) {\n"
                    "    while (flag[0] == 0) { }\n    out[blockIdx.x] = 1;\n}\n")
-    r = subprocess.run([sys.executable, "-m", "analysis.coalescing", f"{src}::wait_flag", "--grid", "2", "--block",
-                        "32", "--no-cache"], cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=300)
+    r = _coalescing(f"{src}::wait_flag", "--grid", "2", "--block", "32")
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert ("flag holds made-up contents (no --data) that decide this kernel's branches, so the wait may be theirs: "
             "--data flag=FILE.npy gives yours") in r.stderr

@@ -119,7 +119,7 @@ class Checker:
                 op(b, m)
             except BadFree as e:
                 self.findings.add(("malloc-free", site(ins, pc)), lambda: Finding(
-                    "malloc-free", f"{str(e).split(': ', 1)[1]}: the device heap's state is undefined from here",
+                    "malloc-free", f"{e.what}: the device heap's state is undefined from here",
                     Side(pc, str(ins.file), ins.line, ins.text, "free"),
                     hint="free each pointer malloc returned once, and nothing else"), self.clocks.gid[e.lanes])
         return checked
@@ -183,7 +183,7 @@ class Checker:
 
     def _in_heap(self, address: int) -> bool:
         heap = getattr(self.gmem, "device_heap", None)
-        return heap is not None and heap.base <= address < heap.base + heap.size
+        return heap is not None and bool(heap.contains(np.array([address], np.uint64))[0])
 
     def start_batch(self, b: Batch) -> None:
         self.clocks = Clocks(b)
@@ -256,20 +256,21 @@ class Checker:
             gmem = b.gmem
             bad, mis = global_bad(gmem, a, size, self.off_limits)
             heap = getattr(gmem, "device_heap", None)
-            if heap is not None:  # malloc's blocks are allocations of their own, as compute-sanitizer keeps them
-                inheap = ~bad & (a >= np.uint64(heap.base)) & (a < np.uint64(heap.base + heap.size))
-                if inheap.any():
-                    wrong = inheap.copy()
-                    wrong[inheap] = ~heap.holds(a[inheap], size)
-                    if wrong.any():
-                        j = int(np.flatnonzero(wrong)[0])
-                        report_bounds(self.findings, "out-of-bounds", "global", pc, ins, size, op,
-                                      gid[idx[wrong]], int(a[j]), heap.describe(int(a[j]), size))
-                        bad = bad | wrong
-                        mis = mis & ~wrong
+            if heap is not None and (inheap := heap.contains(a)).any():
+                # malloc's blocks are allocations of their own, as compute-sanitizer keeps them
+                wrong = inheap.copy()
+                wrong[inheap] = ~heap.holds(a[inheap], size)
+                if wrong.any():
+                    j = int(np.flatnonzero(wrong)[0])
+                    report_bounds(self.findings, "out-of-bounds", "global", pc, ins, size, op,
+                                  gid[idx[wrong]], int(a[j]), heap.describe(int(a[j]), size))
+                bad = (bad & ~inheap) | wrong  # the heap's reported here, the rest's below
+                mis = mis & ~wrong
+            else:
+                wrong = np.zeros(len(a), bool)
             off = (a - np.uint64(HEAP_BASE)).astype(np.int64)
             if bad.any() or mis.any():
-                self._global_faults(pc, ins, idx, a, size, op, bad & ~_in(a, heap), mis)
+                self._global_faults(pc, ins, idx, a, size, op, bad & ~wrong, mis)
                 off[bad | mis] = self.sink - HEAP_BASE
                 keep = ~(bad | mis)
                 idx_ok, off_ok = idx[keep], off[keep]
@@ -473,9 +474,3 @@ class Checker:
         if not sh.all_init:
             sh.all_init = bool(sh.init.all())
 
-
-def _in(a: np.ndarray, heap) -> np.ndarray:
-    """Per address: whether it is in the device heap (its bad accesses are reported apart)."""
-    if heap is None:
-        return np.zeros(len(a), bool)
-    return (a >= np.uint64(heap.base)) & (a < np.uint64(heap.base + heap.size))
