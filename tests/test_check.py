@@ -444,3 +444,17 @@ def test_threads_that_overrun_their_malloc_blocks_into_the_next_are_told_so(caps
     assert code == 1, err
     assert "fix: the words are in blocks malloc returned" in out and "put __syncwarp()" not in out
     assert "Invalid __global__ write of size 4 bytes" in out
+
+
+def test_an_access_across_the_device_heaps_end_is_out_of_bounds(capsys, tmp_path):
+    """Four bytes read two before the heap's end, from the first block malloc returns (the heap's start): out of
+    bounds, named as the heap's (it had gone to the sink unreported)."""
+    from cudasim.calls import HEAP_BYTES
+    cu = tmp_path / "edge.cu"
+    cu.write_text("__global__ void edge(int *out, long long off) {\n    char *p = (char *)malloc(16);\n"
+                  "    out[threadIdx.x] = *(int *)(p + off);\n    free(p);\n}\n")
+    code, out, err = cli([f"{cu}::edge", "--grid", "1", "--block", "1", "--arg", f"off={HEAP_BYTES - 2}",
+                          "--uninit", "out"], capsys)
+    assert code == 1, err
+    assert "Invalid __global__ read of size 4 bytes" in out and "edge.cu:3" in out
+    assert "in the device heap, in no block malloc handed out" in out
