@@ -257,6 +257,8 @@ def check_draw(options: argparse.Namespace) -> str | None:
     folder = getattr(options, "svg_dir", None)
     if folder is not None and getattr(options, "draw", None) not in (None, "svg"):
         return f"--svg draws SVG files, and --draw {options.draw} asks for another picture: give one of them"
+    if getattr(options, "json", False) and getattr(options, "draw", None) not in (None, "none") and folder is None:
+        return f"--draw {options.draw}: JSON output has no pictures; drop --json to draw them, or --draw to get JSON"
     if getattr(options, "draw", "") is None:
         options.draw = "text"
     if folder is not None:

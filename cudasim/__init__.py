@@ -12,6 +12,8 @@ if _sys.argv[:1] == ["-m"]:  # `python -m` is loading a command: a Ctrl-C before
             _before(kind, value, tb)
 
     _sys.excepthook = _interrupted
+    from .console import refuse_library_module
+    refuse_library_module()
 
 from .api import Function, Launch, SourceModule
 from .compile import CompileError, CompileResult, Resources, compile_cuda

@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import tempfile
+from pathlib import Path
 from typing import Callable, NoReturn
 
 INTERRUPTED = 130  # the status a shell gives a command that SIGINT ended
@@ -33,6 +34,21 @@ def fail(msg: str) -> NoReturn:
     except OSError:  # stderr itself cannot be written (a full disk): the status still says it
         pass
     raise SystemExit(UNUSABLE)
+
+
+def refuse_library_module() -> None:
+    """`python -m` given a module of this project that is no command (it has no `__main__` guard) would print
+    nothing and exit 0: one line instead."""
+    argv = list(getattr(sys, "orig_argv", ()))
+    if "-m" not in argv[:-1]:
+        return
+    name = argv[argv.index("-m") + 1]
+    path = Path(__file__).resolve().parent.parent.joinpath(*name.split("."))
+    source = path.with_suffix(".py")
+    if path.is_dir() or not source.is_file() or '__name__ == "__main__"' in source.read_text(errors="replace"):
+        return  # a package (its __main__ runs), another project's module, or a command
+    fail(f"{name} is a library module, not a command: the README lists the commands (`python -m analysis` lists "
+         f"the models)")
 
 
 def check_out(path: str, option: str = "--out", makes_folders: bool = False, json_beside: bool = False) -> None:

@@ -171,6 +171,8 @@ NO_COMPILE = [
     ("analysis.coalescing", ["transpose_tiled", "--compiler-option=-arch=sm_80"], "follows --gpu"),
     ("analysis.coalescing", ["transpose_tiled", "--draw", "svg"], "give the folder with --svg DIR"),
     ("analysis.banks", ["transpose_tiled", "--svg", "{d}/pics", "--json"], "JSON output has no pictures"),
+    ("analysis.coalescing", ["transpose_tiled", "--json", "--draw", "mermaid"], "--draw mermaid: JSON output has no"),
+    ("analysis.banks", ["transpose_tiled", "--mermaid", "--json"], "JSON output has no pictures"),
     ("analysis.coalescing", ["transpose_tiled", "--svg", "{d}/ok.cu"], "a file, not a folder"),
     ("analysis.timing", ["transpose_tiled", "--gpu", "A100"], "no timing rates for A100"),
     ("analysis", ["nope", "transpose_tiled"], "no model named 'nope'"),
@@ -377,10 +379,25 @@ def test_a_few_as_real_processes(files):
     for argv, phrase in ((["analysis.coalescing", "tests/"], "a folder, not a kernel"),
                          (["analysis.coalescing", "kernels/transpose.cu"], "it has copy, transpose_naive"),
                          (["kernels.run", "transpose_tiled", "--size", "abc"], "invalid int value"),
-                         (["cudasim.check", "kernels/sgemm.cu"], "it has sgemm_uncoalesced")):
+                         (["cudasim.check", "kernels/sgemm.cu"], "it has sgemm_uncoalesced"),
+                         (["analysis.dataflow"], "analysis.dataflow is a library module, not a command"),
+                         (["cudasim.nvrtc_worker"], "cudasim.compile's worker, not a command")):
         r = subprocess.run([sys.executable, "-m", *argv], capture_output=True, text=True, cwd=ROOT, env=env,
                            timeout=120)
         assert_one_line(r.returncode, r.stdout, r.stderr, phrase)
+
+
+@pytest.mark.parametrize("module", ["analysis.pipeline", "cudasim.execute", "kernels.generated",
+                                    "cudasim.check.report", "analysis.models.timing"])
+def test_a_library_module_run_as_a_command_says_so(capsys, monkeypatch, module):
+    """`python -m` of a module with no `__main__` guard would print nothing: one line (cudasim/__init__ asks)."""
+    monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", module], raising=False)
+    with pytest.raises(SystemExit) as e:
+        console.refuse_library_module()
+    assert_one_line(e.value.code, "", capsys.readouterr().err, f"{module} is a library module")
+    for command in ("analysis.coalescing", "analysis", "cudasim.check", "corpus.compare", "kernels.run", "nope.x"):
+        monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", command], raising=False)
+        console.refuse_library_module()  # returns: a command, a package, or not this project's
 
 
 def test_ctrl_c_while_a_command_loads_is_one_line(tmp_path):
