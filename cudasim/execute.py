@@ -42,7 +42,7 @@ from .trace import Recorder, Trace
 
 __all__ = ["Program", "Finding", "FUSE", "MAX_STEPS"]
 
-_NORMAL, _BRA, _EXIT, _CALL, _RET = 0, 1, 2, 3, 4
+_NORMAL, _BRA, _EXIT, _CALL, _RET, _BAR = 0, 1, 2, 3, 4, 5
 _RETURN = -2  # the reconvergence pc of a call's frame: it ends when its lanes have returned
 MAX_STEPS = 1_000_000_000  # warp instructions one launch may simulate unless told otherwise (max_steps)
 _FLOOR = 128  # an instruction counts against max_steps as every warp simulated beside it, at least this many,
@@ -122,6 +122,10 @@ class Program:
                 self.targets.append(-1)
                 continue
             runs_here = r is None or r.refused or r.decode is not None  # None: refused when it runs
+            if runs_here and ins.base in ("bar", "barrier") and not ins.has("warp") and self.ops[-1] is not None:
+                self.kinds.append(_BAR)  # a block barrier: where threads of a block run apart, some wait
+                self.targets.append(-1)
+                continue
             self.kinds.append(_NORMAL if runs_here else _BRA if r.branch else _RET if pc in returns else _EXIT)
             self.targets.append(fn.labels[ins.operands[0].name] if self.kinds[-1] == _BRA else -1)
         self.saves = {pc: self._saved(link.saves[link.callees[pc]]) for pc, t in enumerate(self.targets)
@@ -211,6 +215,7 @@ class Program:
         spins, spun, rounds, seen = self.spins, None, 0, None  # the entry going round a communicating loop, how
         # often, and its lanes' registers the last time round
         turns: set[bytes] = set()  # the waiting lanes and their registers at each yield
+        waiting = None  # once threads of one block run apart (a yield within blocks): the lanes parked at a barrier
         try:
             while stack:
                 e = stack[-1]
@@ -219,6 +224,9 @@ class Program:
                         self._runaway(b, e, stats["max_steps"])
                     _past_time_limit(self.fn.body[min(max(e.pc, 0), n - 1)])  # a block that runs long
                     look = min(ci + _POLL, limit)
+                if e.parked and e.m.count:
+                    self._parked_top(b, stack, waiting)
+                    continue
                 pc = e.pc
                 m = e.m
                 reconv = e.reconv
@@ -292,10 +300,13 @@ class Program:
                             if turn in turns:  # waiting as it waited before: blocks that take turns, none going on
                                 self._stalled(b, e, pc, stats)
                             turns.add(turn)
-                            moved = _yield(b, stack)
+                            moved = _yield(b, stack, waiting)
                             if moved:
                                 stats["yields"] += 1
                                 spun = None
+                                if moved == _WITHIN and waiting is None:
+                                    waiting = np.zeros(b.L, dtype=bool)
+                                    b.waiting = waiting
                             elif moved is None:  # inside a call: left to the step limit
                                 rounds = -(1 << 62)
                         elif rounds > _SPIN and (seen is not None or (rounds & (rounds - 1)) == 0):
@@ -305,6 +316,16 @@ class Program:
                             if now == seen:
                                 self._stalled(b, e, pc, stats)
                             seen = None if seen is not None else now
+                    continue
+                if k == _BAR:
+                    e.pc = pc + 1
+                    lanes = m.mask if g is None else (m.mask & ~regs[g] if neg else m.mask & regs[g])
+                    if not lanes.any():
+                        continue
+                    if waiting is None:  # a block's threads all in one SIMT group: all arrive at once
+                        self.ops[pc](b, m if g is None else Mask.of(lanes))
+                    else:
+                        self._arrive(b, stack, pc, lanes, waiting)
                     continue
                 if k == _CALL or k == _RET:
                     lanes = m.mask if g is None else (m.mask & ~regs[g] if neg else m.mask & regs[g])
@@ -346,12 +367,76 @@ class Program:
         """One past the last instruction of the straight-line run (or control instruction) at `pc`."""
         return self.runs[pc][0] if self.kinds[pc] == _NORMAL else pc + 1
 
+    def _live(self, b: Batch, stack: list[Entry], arriving: np.ndarray) -> np.ndarray:
+        """The lanes a barrier waits for: alive, and not parked at the kernel's exit (as barrier.py counts)."""
+        live = b.alive.copy()
+        for x in stack:
+            if x.pc in self.ctx.exits and not x.parked:
+                live &= ~x.m.mask | arriving
+        return live
+
+    def _arrive(self, b: Batch, stack: list[Entry], pc: int, lanes: np.ndarray, parked: np.ndarray) -> None:
+        """`lanes` (of the top entry) reach the block barrier at `pc` while threads of a block run apart: those
+        of a block whose every live thread is here or parked at a barrier pass it, with the parked ones;
+        those of a block with threads still running elsewhere park, their stack moved below the others. A
+        block's threads apart within one stack are a divergent barrier, which the barrier's closure reports."""
+        nb, lpb = b.nb, b.lpb
+        live = self._live(b, stack[:-1], lanes)
+        missing = live & ~lanes & ~parked & np.repeat(lanes.reshape(nb, lpb).any(1), lpb)
+        if missing.any():
+            together = np.zeros(b.L, dtype=bool)  # the lanes of the stack `lanes` are in (its entries hold them)
+            for x in stack[:-1]:
+                if (x.m.mask & lanes).any():
+                    together |= x.m.mask
+            if (missing & together).any() or any(x.frame is not None for x in stack):
+                self.ops[pc](b, Mask.of(lanes))
+                return
+        short = np.repeat(missing.reshape(nb, lpb).any(1), lpb)
+        go, wait = lanes & ~short, lanes & short
+        if go.any():
+            freed = parked & np.repeat(go.reshape(nb, lpb).any(1), lpb)
+            self.ops[pc](b, Mask.of(go | freed))
+            self._unpark(stack, freed, parked)
+        if wait.any():
+            moved = _take(stack, wait)
+            moved[-1].pc, moved[-1].parked = pc, True
+            stack[0:0] = moved
+            parked |= wait
+
+    def _parked_top(self, b: Batch, stack: list[Entry], parked: np.ndarray) -> None:
+        """The top entry waits at a barrier: the blocks whose live threads are all parked (the others have
+        exited) pass it; otherwise its stack goes below the others, whose threads have yet to arrive."""
+        nb, lpb = b.nb, b.lpb
+        e = stack[-1]
+        live = self._live(b, stack, np.zeros(b.L, dtype=bool))
+        done = parked & np.repeat(~(live & ~parked).reshape(nb, lpb).any(1), lpb)
+        if done.any():
+            self.ops[e.pc](b, Mask.of(done))
+            self._unpark(stack, done, parked)
+            return
+        moved = _take(stack, e.m.mask.copy())
+        stack[0:0] = moved
+
+    @staticmethod
+    def _unpark(stack: list[Entry], freed: np.ndarray, parked: np.ndarray) -> None:
+        """The parked lanes `freed` have passed their barrier: they go on from the instruction after it."""
+        if not freed.any():
+            return
+        parked &= ~freed
+        for x in [x for x in stack if x.parked and (x.m.mask & freed).any()]:
+            if (x.m.mask & ~freed).any():  # some of its lanes go on: a stack of their own
+                moved = _take(stack, x.m.mask & freed)
+                x = moved[-1]
+                stack[0:0] = moved
+            x.parked = False
+            x.pc += 1
+
     def _runaway(self, b: Batch, e: Entry, max_steps: int) -> None:
         at = self._where(b, e)
         raise Runaway(f"the launch passed its limit of {max_steps:,} warp instructions (an instruction counts as "
                       f"every warp simulated beside it, at least {_FLOOR}, its cost to simulate): an endless loop, or "
-                      f"a spin-wait on another warp of the same block (the simulator runs a block's warps as one "
-                      f"group)? {at}; a kernel that needs more takes a higher limit (max_steps=, --max-steps)", at=at)
+                      f"a spin-wait that nothing simulated will end? {at}; a kernel that needs more takes a higher "
+                      f"limit (max_steps=, --max-steps)", at=at)
 
     def _where(self, b: Batch, e: Entry) -> str:
         ins = self.fn.body[min(max(e.pc, 0), len(self.fn.body) - 1)]
@@ -368,8 +453,11 @@ class Program:
         run, total = stats["blocks_run"], stats["blocks_total"]
         which = (f"only {run:,} of the grid's {total:,} blocks are simulated here, so it may wait on one that is not"
                  if run < total else f"it may wait on a block of a later batch (blocks run {b.nb:,} at a time, in "
-                 f"order), on another thread of its own block (cudasim runs a block's threads as one SIMT group, the "
-                 f"waiters first; since Volta a GPU lets the other thread go on), or in a deadlock")
+                 f"order), or in a deadlock" if b.nb < total else "a deadlock: no thread simulated can end it")
+        if b.waiting is not None and b.waiting.any():
+            x = next(x for x in b.stack if x.parked and x.m.count)
+            which += (f"; {int(b.waiting.sum()):,} threads wait at the barrier at {self.fn.body[x.pc].where()}, which a "
+                      f"thread of their block must reach first")
         raise Stalled(f"a spin-wait that nothing simulated will end: {at}, going round the loop ending at "
                       f"{self.fn.body[pc].where()} with the same registers as before, while the other blocks of "
                       f"their batch wait too; {which}", at=at)
@@ -467,25 +555,43 @@ def _state(b: Batch, m: Mask) -> bytes:
     return b"".join(np.ascontiguousarray(v[m.idx]).tobytes() for v in b.regs.values())
 
 
-def _yield(b: Batch, stack: list[Entry]) -> bool | None:
-    """The blocks with no lane in the stack's top entry (a loop going round) run to their end first: their lanes
-    leave every entry for copies of the entries above the stack, in the same order, so each of their warps
-    resumes where it was, on the same path. False: every block waits; None: inside a call, where it does not
-    (a frame's saved state is one per lane set)."""
+_WITHIN = 2  # what _yield returns where it moved threads of a block apart from their block's waiting ones
+
+
+def _yield(b: Batch, stack: list[Entry], parked: np.ndarray | None) -> bool | int | None:
+    """Threads with no lane in the stack's top entry (a loop going round) run first, to their end or to a
+    barrier: the blocks with no lane in it; where every block has one, the warps with none (as a GPU schedules
+    warps apart), else the threads (as Volta's independent thread scheduling lets them). Their lanes leave
+    every entry for copies of the entries above the stack (`_take`), so each resumes where it was, on the same
+    path. True: blocks moved; _WITHIN: threads of a block moved; False: nothing else can run; None: inside a
+    call, where it does not (a frame's saved state is one per lane set)."""
     if any(x.frame is not None for x in stack):
         return None
-    waiting = stack[-1].m.mask.reshape(b.nb, b.lpb).any(1)
-    free = np.repeat(~waiting, b.lpb) & b.alive
+    top = stack[-1].m.mask
+    idle = b.alive & ~top if parked is None else b.alive & ~top & ~parked
+    free = np.repeat(~top.reshape(b.nb, b.lpb).any(1), b.lpb) & idle
+    how = True
+    if not free.any():
+        free = np.repeat(~top.reshape(-1, 32).any(1), 32) & idle
+        if not free.any():
+            free = idle
+        how = _WITHIN
     if not free.any():
         return False
-    moved = []
+    stack.extend(_take(stack, free))
+    return how
+
+
+def _take(stack: list[Entry], lanes: np.ndarray) -> list[Entry]:
+    """`lanes` leave every entry of the stack for copies of those entries, in the same order: a stack of their
+    own, to be put above or below the others (the lanes of one copy never meet the others' again)."""
+    out = []
     for x in stack:
-        out = x.m.mask & free
-        if out.any():
-            moved.append(Entry(x.pc, Mask.of(out), x.reconv))
-            x.m = Mask.of(x.m.mask & ~free)
-    stack.extend(moved)
-    return True
+        o = x.m.mask & lanes
+        if o.any():
+            out.append(Entry(x.pc, Mask.of(o), x.reconv, parked=x.parked))
+            x.m = Mask.of(x.m.mask & ~lanes)
+    return out
 
 
 def _lanes_local(b: Batch) -> np.ndarray:

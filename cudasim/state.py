@@ -43,12 +43,14 @@ class Mask:
 @dataclass
 class Entry:
     """One entry of the divergence stack: lanes `mask` run from `pc` until they reach `reconv`; a call's
-    frame (cudasim.calls) runs until its lanes return, and `frame` holds what to restore then."""
+    frame (cudasim.calls) runs until its lanes return, and `frame` holds what to restore then. A parked
+    entry waits at a barrier (cudasim.execute: threads of one block apart after a spin-wait)."""
 
     pc: int
     m: Mask
     reconv: int
     frame: object = None
+    parked: bool = False  # its lanes wait at the block barrier at `pc` for their block's other threads
 
 
 @dataclass
@@ -76,6 +78,7 @@ class Batch:
     warp_in_block: np.ndarray = None  # (W,) int32 warp index within its block
     cache: dict = field(default_factory=dict)  # derived arrays the executor reuses
     stack: list[Entry] = field(default_factory=list)  # the divergence stack, top last, while the batch runs
+    waiting: np.ndarray | None = None  # lanes parked at a barrier, once threads of a block run apart (execute)
     profiled: list = field(default_factory=list)  # (block in batch, path) of the blocks whose warps' paths are followed
 
     @property

@@ -46,6 +46,34 @@ __global__ void warplock(int *lock, int *count) {
     __threadfence();
     atomicExch(lock, 0);
 }
+__global__ void handoff(const float *in, float *out, int *passed) {
+    __shared__ float data[32];
+    __shared__ volatile int flag;
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    float v = 0.f;
+    if (warp == 1) {                 // the consumer warp waits for the producer warp of its block
+        while (flag == 0) { }
+        v = data[lane] * 2.0f;
+    } else if (warp == 0) {
+        data[lane] = in[blockIdx.x * 32 + lane] + 1.0f;
+        __threadfence_block();
+        if (lane == 0) flag = 1;
+    }
+    int n = __syncthreads_count(v > 0.f);   // the producer waits here for the consumer
+    out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+    if (threadIdx.x == 0) passed[blockIdx.x] = n;
+}
+__global__ void deadlock(int *out) {
+    __shared__ volatile int flag;
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    if (threadIdx.x >= 32) while (flag == 0) { }   // set only past the barrier that thread 0 waits at
+    __syncthreads();
+    if (threadIdx.x == 0) flag = 1;
+    out[threadIdx.x] = 1;
+}
 __global__ void busy(int *c, int iters) {
     if (blockIdx.x == 0)
         for (int i = 0; i < iters; i++) atomicAdd(&c[threadIdx.x % 4], 1);   // goes round, other blocks wait
@@ -77,16 +105,37 @@ def test_each_block_waits_for_the_one_before_across_batches(module):
     assert (out == np.arange(1, g + 1)).all() and flag.all()
 
 
+def test_a_lock_every_thread_of_a_warp_takes_serves_every_thread(module):
+    """The holder is a thread of its waiters' own warp: it goes on, as a GPU since Volta lets it."""
+    from cudasim import InOut
+    lock, count = np.zeros(1, np.int32), np.zeros(1, np.int32)
+    module.get_function("warplock")(InOut(lock), InOut(count), grid=(2, 1), block=(64, 1, 1))
+    assert count[0] == 128 and lock[0] == 0
+
+
+def test_a_warp_waits_for_another_warp_of_its_block(module):
+    """A consumer warp spins on a flag its block's producer warp sets; both then meet at a barrier (its .red
+    form counts them), and each block's result is the producer's data."""
+    from cudasim import In, Out
+    g = 40
+    x = np.arange(g * 32, dtype=np.float32)
+    out, passed = np.zeros(g * 96, np.float32), np.zeros(g, np.int32)
+    ran = module.get_function("handoff")(In(x), Out(out), Out(passed), grid=(g, 1), block=(96, 1, 1))
+    got = out.reshape(g, 3, 32)
+    assert (got[:, 1] == (x.reshape(g, 32) + 1) * 2).all() and (got[:, [0, 2]] == 0).all()
+    assert (passed == 32).all() and ran.stats["yields"] > 0
+
+
 def test_a_wait_nothing_simulated_ends_stops_at_once_naming_its_line(module):
     from cudasim import Runaway, Stalled
     t0 = time.monotonic()
     with pytest.raises(Stalled) as e:
-        module.get_function("warplock")(np.zeros(1, np.int32), np.zeros(1, np.int32), grid=(2, 1), block=(64, 1, 1))
+        module.get_function("deadlock")(np.zeros(64, np.int32), grid=(1, 1), block=(64, 1, 1))
     assert time.monotonic() - t0 < 30
     assert isinstance(e.value, Runaway)  # stopped, as a runaway is, by those that catch one
     msg = str(e.value)
     assert "a spin-wait that nothing simulated will end" in msg and ":" in e.value.at
-    assert "another thread of its own block" in msg
+    assert "a deadlock" in msg and "32 threads wait at the barrier at" in msg
 
 
 def test_yielding_changes_only_the_order_between_blocks(module, monkeypatch):
