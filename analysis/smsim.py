@@ -116,6 +116,54 @@ class Result:
     atomic_units: float = 0.0  # busy cycles of the busiest L2 atomic unit, this SM's share
 
 
+def _l2_cost(a: Access, rates: tuple[float, float], op_clk: float, partial_clk: float) -> float:
+    """Cycles of this SM's L2 share an access of global memory takes: (cycles per line, per byte) `rates`."""
+    line_clk, byte_clk = rates
+    return max(a.l2_ops * op_clk if a.l2_ops else a.lines * line_clk + a.l2_partial * partial_clk,
+               a.l2_bytes * byte_clk)
+
+
+def _dram_cost(a: Access, byte_clk: float, line_clk: float) -> float:
+    """Cycles of this SM's DRAM share an access takes: its bytes, or the lines it opens, whichever is more."""
+    return max(a.dram_bytes * byte_clk, a.dram_lines * line_clk)
+
+
+@dataclass
+class Demand:
+    """What one block asks of the SM's servers, whatever the timing: busy cycles of each pipe (summed over
+    the schedulers), of the data stage, of L2 and of DRAM, and the instructions it issues."""
+
+    issued: int
+    pipe_busy: dict[int, float]
+    data_stage: float
+    l2: float
+    dram: float
+
+
+def demand(ops: list[Op], warps: list[WarpWork], mem: Memory) -> Demand:
+    """The busy cycles `simulate` charges the servers for one block of `warps`, counted without running it:
+    the servers' share of a mix of blocks is the mix of these, however few of a rare block a run has."""
+    pipes: dict[int, float] = {}
+    l1 = l2 = dram = 0.0
+    issued = 0
+    l2_ld, l2_st = (mem.l2_load_line_clk, mem.l2_load_byte_clk), (mem.l2_store_line_clk, mem.l2_store_byte_clk)
+    for w in warps:
+        issued += len(w.stream)
+        accesses = iter(w.accesses)
+        for i in w.stream:
+            o = ops[i]
+            pipes[o.pipe] = pipes.get(o.pipe, 0.0) + o.interval
+            if o.kind == NORMAL or o.kind == BARRIER:
+                continue
+            a = next(accesses)
+            l1 += a.wavefronts * mem.wavefront_clk
+            if o.kind != SHARED and o.kind != ATOMIC and a.lines > 0:
+                l2 += _l2_cost(a, l2_st if o.kind == STORE else l2_ld, mem.l2_atomic_op_clk, mem.l2_partial_clk)
+                if a.dram_bytes > 0:
+                    dram += _dram_cost(a, mem.dram_byte_clk, mem.dram_line_clk)
+    return Demand(issued, pipes, l1, l2, dram)
+
+
 def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], resident: int, blocks: int, mem: Memory,
              barrier_latency: float, block_launch: float = 0.0, schedulers: int = 4, nregs: int = 640) -> Result:
     """Run `blocks` blocks of the warps `warps` (one block's), `resident` at a time, on one SM, which
@@ -314,8 +362,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
                 done_at, tag = e1 + lat_l1, _W_L1
                 if a.lines > 0:
                     s2 = free["l2"] if free["l2"] > e1 else e1
-                    lc, bc = l2_st if kind == STORE else l2_ld
-                    c2 = max(a.l2_ops * l2_op if a.l2_ops else a.lines * lc + a.l2_partial * l2_part, a.l2_bytes * bc)
+                    c2 = _l2_cost(a, l2_st if kind == STORE else l2_ld, l2_op, l2_part)
                     e2 = s2 + c2
                     free["l2"] = e2
                     usage["l2"] += c2
@@ -323,7 +370,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
                         done_at, tag = e2 + lat_l2, _W_L2
                     if a.dram_bytes > 0:
                         s3 = free["dram"] if free["dram"] > e2 else e2
-                        c3 = max(a.dram_bytes * drc, a.dram_lines * dlc)
+                        c3 = _dram_cost(a, drc, dlc)
                         e3 = s3 + c3
                         free["dram"] = e3
                         usage["dram"] += c3

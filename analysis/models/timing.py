@@ -279,12 +279,23 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
         wave_of = p.blocks[p.longest] // (active_sms * resident)
         longest = cycles * min(1.0, wave_of * active_sms * resident / s.blocks_total) + alone.block_done[0]
     k = busiest / max(n, 1)
+    # the servers' busy cycles: each kind of block by its share of the grid (the run's turn of kinds may
+    # leave out a rare one, a block among hundreds that does the work); no fewer cycles than they take
+    asked = [smsim.demand(ops, kinds[i], memory(dram_u)) for i in range(len(kinds))]
+
+    def busy(f) -> float:
+        return busiest * sum(f(d) * w for d, w in zip(asked, p.share))
+    pipe_busy = {pipe: busy(lambda d: d.pipe_busy.get(pipe, 0.0)) for pipe in {q for d in asked for q in d.pipe_busy}}
+    servers = {"issued": busy(lambda d: d.issued), "l1": busy(lambda d: d.data_stage), "l2": busy(lambda d: d.l2),
+               "dram": busy(lambda d: d.dram)}
+    cycles = max(cycles, servers["l1"], servers["l2"], servers["dram"], servers["issued"] / 4,
+                 *(b / 4 for b in pipe_busy.values()))
     per_pipe: dict[str, float] = {}
     counts: dict[str, float] = {}
-    for pipe, b in res.pipe_busy.items():
+    for pipe, b in pipe_busy.items():
         name = _RESOURCE.get(sassops.PIPES[pipe])
         if name:
-            per_pipe[name] = per_pipe.get(name, 0.0) + b * k
+            per_pipe[name] = per_pipe.get(name, 0.0) + b
     for (streams, _), w in zip(p.kinds, p.share):
         for st in streams:
             for i in st:
@@ -292,8 +303,8 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
                 counts[pipe] = counts.get(pipe, 0.0) + w
     nb = s.blocks_total
     t = p.totals
-    return {"cycles": cycles, "issued": res.issued * k, "pipes": per_pipe, "l1": res.data_stage * k,
-            "l2": res.l2 * k, "dram": res.dram * k, "atomic_units": res.atomic_units * k,
+    return {"cycles": cycles, "issued": servers["issued"], "pipes": per_pipe, "l1": servers["l1"],
+            "l2": servers["l2"], "dram": servers["dram"], "atomic_units": res.atomic_units * k,
             "idle": {w: v * k for w, v in res.idle.items()},
             "warp_instructions_per_block": per_block, "pipe_instructions_per_block": counts,
             "totals_per_block": {key: t[key] / nb for key in ("ld_requests", "ld_sectors", "ld_lines", "st_requests",
