@@ -329,7 +329,8 @@ def size_unsized(launch: ResolvedLaunch) -> None:
     reported here (Runaway)."""
     if not launch.unsized():
         return
-    with progress.task(f"sizing {', '.join(launch.unsized())} (given no size)", None, "a run of every block"):
+    with progress.task(f"sizing {', '.join(launch.unsized())} (given no size)", None,
+                       "a run of every block: warp instructions", pulsed=True):
         try:
             simulate(launch, compile_launch(launch), None, trace=False)
         except Runaway:
@@ -359,8 +360,8 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
     launch simulated over them, its memory accesses regrouped as ptxas emits them (with a progress
     line on a terminal: an every-block run of a large grid takes a while)."""
     blocks, _ = plan_blocks(launch.grid, launch.threads_per_block, all_blocks)
-    how = "every block" if blocks is None else "sampled blocks"
-    with progress.task(f"simulating {launch.kernel}, {launch.blocks:,} blocks", None, how):
+    how = ("every block" if blocks is None else "sampled blocks") + ": warp instructions"
+    with progress.task(f"simulating {launch.kernel}, {launch.blocks:,} blocks", None, how, pulsed=True):
         try:
             return _simulate_sampled(launch, all_blocks, use_sass)
         except Stalled as stop:
@@ -368,7 +369,8 @@ def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass:
                 raise
             wait = stop.at
     plan_blocks(launch.grid, launch.threads_per_block, True)  # refuses a grid too large to run whole
-    with progress.task(f"simulating {launch.kernel}, {launch.blocks:,} blocks", None, "every block, in order"):
+    with progress.task(f"simulating {launch.kernel}, {launch.blocks:,} blocks", None,
+                       "every block, in order: warp instructions", pulsed=True):
         sim = _simulate_sampled(launch, True, use_sass, alone=False)
     sim.notes.insert(0, f"a block run alone waited for ever on another ({wait}), so every block was simulated, in "
                         "order")

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from . import progress
 from .calls import MAX_DEPTH, Runtime
 from .cfg import EXIT, build_cfg
 from .context import DecodeContext
@@ -211,7 +212,9 @@ class Program:
         counts = stats["pc_runs"]  # warps entering each straight-line run or control instruction, by its pc
         watch = b.profiled  # [(batch block index, path)] for the blocks whose warps are followed
         limit = stats["max_steps"] - stats["steps"]
-        look = min(_POLL, limit) if _DEADLINE else limit  # the next step count to look at the limits at
+        shown = progress.shown()  # a progress line counts the warp instructions, every _POLL steps
+        look = min(_POLL, limit) if _DEADLINE or shown else limit  # the next step count to look at the limits at
+        told = 0  # warp instructions the progress line has been told of
         spins, spun, rounds, seen = self.spins, None, 0, None  # the entry going round a communicating loop, how
         # often, and its lanes' registers the last time round
         turns: set[bytes] = set()  # the waiting lanes and their registers at each yield
@@ -223,6 +226,9 @@ class Program:
                     if ci > limit:
                         self._runaway(b, e, stats["max_steps"])
                     _past_time_limit(self.fn.body[min(max(e.pc, 0), n - 1)])  # a block that runs long
+                    if shown:
+                        progress.pulse(wi - told)
+                        told = wi
                     look = min(ci + _POLL, limit)
                 if e.parked and e.m.count:
                     self._parked_top(b, stack, waiting)
@@ -350,6 +356,8 @@ class Program:
                     if dead.any():
                         self._kill(b, stack, dead)
         finally:  # counted even where the batch stops (a fault, the limit): what it ran is spent
+            if shown:
+                progress.pulse(wi - told)
             stats["thread_instructions"] += ti
             stats["warp_instructions"] += wi
             stats["steps"] += ci

@@ -23,6 +23,8 @@ T = TypeVar("T")
 
 _display = None  # the rich Progress shown now, shared by nested tasks
 _depth = 0
+_steps: list[Callable[[int], None] | None] = []  # each task shown now, innermost last: its step where it counts
+# what `pulse` gives it, else None
 
 
 def enabled() -> bool:
@@ -35,9 +37,11 @@ def enabled() -> bool:
 
 
 @contextmanager
-def task(description: str, total: int | None = None, unit: str = "") -> Iterator[Callable[[int], None]]:
+def task(description: str, total: int | None = None, unit: str = "",
+         pulsed: bool = False) -> Iterator[Callable[[int], None]]:
     """A line of progress while the block runs: a bar of `total` steps (each `unit`), or elapsed time where
-    the total is unknown. Yields `step(n=1)`, which advances it (a no-op where nothing is shown)."""
+    the total is unknown. Yields `step(n=1)`, which advances it (a no-op where nothing is shown). `pulsed`:
+    the work inside advances it too (`pulse`), while it is the innermost task."""
     global _display, _depth
     if not enabled():
         yield _nothing
@@ -49,14 +53,29 @@ def task(description: str, total: int | None = None, unit: str = "") -> Iterator
     label = f"{description} ({unit})" if unit else description
     tid = _display.add_task(label, total=total)
     display = _display
+    step = lambda n=1: display.advance(tid, n)  # noqa: E731
+    _steps.append(step if pulsed else None)
     try:
-        yield lambda n=1: display.advance(tid, n)
+        yield step
     finally:
+        _steps.pop()
         display.remove_task(tid)
         _depth -= 1
         if _depth == 0:
             display.stop()
             _display = None
+
+
+def shown() -> bool:
+    """Whether the innermost task shown now takes pulses."""
+    return bool(_steps) and _steps[-1] is not None
+
+
+def pulse(n: int) -> None:
+    """Advance the innermost task shown, where it takes pulses, by `n`: work deep inside it (a simulation's
+    warp instructions) that its caller cannot count."""
+    if _steps and _steps[-1] is not None:
+        _steps[-1](n)
 
 
 def track(items: Iterable[T], description: str, total: int | None = None, unit: str = "") -> Iterator[T]:

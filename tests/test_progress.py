@@ -67,6 +67,30 @@ def test_progress_shows_on_a_terminal_and_nowhere_else():
     assert r.returncode == 0 and r.stdout == "done\n" and r.stderr == ""
 
 
+PULSED = """
+import numpy as np
+from cudasim import SourceModule, InOut, progress
+mod = SourceModule('extern "C" __global__ void spin(int *a, int n) '
+                   '{ int s = 0; for (int i = 0; i < n; i++) s += i ^ a[0]; a[threadIdx.x + 1] = s; }')
+a = np.zeros(33, np.int32)
+with progress.task("simulating spin", None, "warp instructions", pulsed=True):
+    ran = mod.get_function("spin")(InOut(a), np.int32(60000), grid=(1, 1), block=(32, 1, 1))
+print(ran.stats["warp_instructions"])
+"""
+
+
+def test_a_long_block_counts_its_warp_instructions_on_the_line():
+    """One block that runs long (the sweep's kd-tree sat at 0/? for 11 minutes): the simulation's progress line
+    counts the warp instructions simulated as they go."""
+    need_nvrtc()
+    code, out, shown = run_with_terminal_stderr([sys.executable, "-c", PULSED], timeout=300)
+    assert code == 0, shown
+    total = int(out)
+    counts = [int(x.replace(",", "")) for x in re.findall(r"(\d[\d,]*)/\?", shown)]
+    assert any(0 < c < total for c in counts) or total in counts, shown[-500:]
+    assert max(counts) <= total
+
+
 def _table_counts(text: str) -> tuple[int, int]:
     """(ok, MISS) rows of compare's table, counted from the rows themselves."""
     rows = [line for line in text.splitlines() if line.endswith(("  ok", "  MISS"))]
