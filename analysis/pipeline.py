@@ -443,7 +443,7 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
             ops = None
             notes.append(f"SASS unavailable ({type(e).__name__}: {str(e).splitlines()[0][:80]}); PTX-level counts")
         if ops is not None:
-            trace.events, sass_notes = sass.regroup(trace.events, ops)
+            trace.events, sass_notes = sass.regroup(trace.events, ops, sass.fences(body))
             level = "SASS"
             notes.append("instructions as ptxas emits them: PTX accesses that ptxas merges into wider "
                          "loads/stores are counted as one (SASS from nvdisasm)")

@@ -29,10 +29,12 @@ import tempfile
 from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from cudasim.compile import DEFAULT_ARCH, cache_dir, compile_cubin, name_expressions
+from cudasim.spaces import space_of
 from cudasim.trace import MemEvent
 
 _SPACE = {"LDS": ("shared", "ld"), "STS": ("shared", "st"), "LDG": ("global", "ld"), "STG": ("global", "st"),
@@ -238,6 +240,26 @@ def sass_memory_ops(source: str, options: list[str], filename: str, kernel: str,
 
 # ---- regrouping the trace ------------------------------------------------------------------
 
+Fenced = Callable[[str, int, int], bool]
+
+
+def fences(body) -> Fenced:
+    """fenced(space, a, b): whether something lies strictly between PTX pcs a < b of `body` that keeps ptxas
+    from merging two accesses of `space` there, or from reusing a load's bytes for a later load: a store or an
+    atomic that may write that space (its own or generic), a barrier, a fence, a call."""
+    always = np.array([ins.base in ("bar", "barrier", "membar", "fence", "call") for ins in body])
+    writes = np.array([ins.base in ("st", "atom", "red", "cp") for ins in body])
+    where = [space_of(ins) for ins in body]
+    stops = {sp: np.cumsum(always | (writes & np.array([w in (sp, "generic") for w in where])))
+             for sp in ("shared", "global", "local")}
+
+    def fenced(space: str, a: int, b: int) -> bool:
+        run = stops.get(space)
+        return b - a > 1 and (run is None or bool(run[b - 1] - run[a] > 0))
+    return fenced
+
+
+
 def _occurrence(ev: MemEvent) -> np.ndarray:
     """(n,) k for each row: this is the k-th row of its (block, warp) in the event."""
     key = ev.blocks.astype(np.int64) * 65536 + ev.warps.astype(np.int64)
@@ -256,21 +278,37 @@ def _rep_addr(ev: MemEvent) -> int:
     return int(ev.addrs[0, lane])
 
 
-def _plan(evs: list[MemEvent], widths: Counter) -> list[list[MemEvent]] | None:
-    """Chunks of `evs` (same space/op/line) whose sizes use up the SASS `widths`, or None."""
-    evs = sorted(evs, key=_rep_addr)
+def _plan(evs: list[MemEvent], widths: Counter,
+          fenced: Fenced = lambda space, a, b: False) -> list[list[MemEvent]] | None:
+    """Chunks of `evs` (same space and op) whose sizes use up the SASS `widths`, or None. Neighbours in a chunk
+    have neighbouring addresses in every lane, and no store, barrier or fence between them (`fenced`)."""
+    evs = sorted(evs, key=lambda e: (_rep_addr(e), e.pc))
     size = evs[0].size
     if any(e.size != size for e in evs):
         return None
-    runs: list[list[MemEvent]] = [[evs[0]]]
-    for e in evs[1:]:
-        prev = runs[-1][-1]
-        if (_rep_addr(e) == _rep_addr(prev) + size and len(e) == len(prev)
+    at: dict[int, list[MemEvent]] = defaultdict(list)
+    for e in evs:
+        at[_rep_addr(e)].append(e)
+
+    def follows(prev: MemEvent, e: MemEvent) -> bool:
+        return (len(e) == len(prev) and not fenced(e.space, min(e.pc, prev.pc), max(e.pc, prev.pc))
                 and np.array_equal(e.addrs.astype(np.int64) - prev.addrs.astype(np.int64),
-                                   np.where(e.lane_active(), size, 0))):
-            runs[-1].append(e)
-        else:
-            runs.append([e])
+                                   np.where(e.lane_active(), size, 0)))
+    taken: set[int] = set()
+    runs: list[list[MemEvent]] = []
+    for e in evs:  # chains of neighbours, each from its lowest address up; the nearest pc first
+        if id(e) in taken:
+            continue
+        taken.add(id(e))
+        run = [e]
+        while True:
+            nxt = [n for n in at.get(_rep_addr(run[-1]) + size, ()) if id(n) not in taken and follows(run[-1], n)]
+            if not nxt:
+                break
+            n = min(nxt, key=lambda n: abs(n.pc - run[-1].pc))
+            taken.add(id(n))
+            run.append(n)
+        runs.append(run)
     left = Counter(widths)
     chunks: list[list[MemEvent]] = []
     for run in runs:
@@ -343,13 +381,16 @@ def _merge(chunk: list[MemEvent]) -> MemEvent:
                     first.size * len(chunk), first.blocks, first.warps, masks, first.addrs, first.generic, first.site)
 
 
-def _drop_covered(evs: list[MemEvent]) -> tuple[list[MemEvent], int]:
-    """Loads whose bytes, in every row and lane, lie inside another load's on the same line."""
+def _drop_covered(evs: list[MemEvent], fenced: Fenced) -> tuple[list[MemEvent], int]:
+    """Loads whose bytes, in every row and lane, lie inside another load's on the same line, with nothing between
+    the two that could change them (`fenced`: a store, an atomic, a barrier or a fence between two PTX pcs)."""
     keep, dropped = [], 0
     for i, e in enumerate(evs):
         covered = False
         for j, g in enumerate(evs):
             if j == i or g.size < e.size or len(g) != len(e) or (g.size == e.size and j > i):
+                continue
+            if fenced(e.space, min(e.pc, g.pc), max(e.pc, g.pc)):
                 continue
             if not (np.array_equal(g.blocks, e.blocks) and np.array_equal(g.warps, e.warps)):
                 continue
@@ -365,25 +406,35 @@ def _drop_covered(evs: list[MemEvent]) -> tuple[list[MemEvent], int]:
     return keep, dropped
 
 
-def regroup(events: list[MemEvent], sass: dict[tuple[str, int], list[tuple[str, str, int]]]) -> tuple[list[MemEvent], list[str]]:
-    """PTX-level events -> SASS-level events (merged where ptxas merged); notes on lines left as PTX."""
+def regroup(events: list[MemEvent], sass: dict[tuple[str, int], list[tuple[str, str, int]]],
+            fenced: Fenced = lambda space, a, b: False) -> tuple[list[MemEvent], list[str]]:
+    """PTX-level events -> SASS-level events (merged where ptxas merged); notes on lines left as PTX. Lines whose
+    own SASS does not fit their PTX are planned together (by space and operation): ptxas merges accesses of
+    neighbouring lines too, and names the merged instruction by one of them."""
     by: dict[tuple, list[MemEvent]] = defaultdict(list)
     for ev in events:
         if ev.space in ("global", "shared", "local") and ev.op in ("ld", "st"):
             by[(os.path.basename(ev.file), ev.line, ev.space, ev.op)].append(ev)
     out = [ev for ev in events if not (ev.space in ("global", "shared", "local") and ev.op in ("ld", "st"))]
     notes = []
+    unfit: dict[tuple[str, str], list] = defaultdict(list)  # per (space, op): lines whose SASS did not fit
     for (f, line, space, op), evs in by.items():
         ops = sass.get((f, line), [])
         if op == "ld":
-            evs, dropped = _drop_covered(evs)
+            evs, dropped = _drop_covered(evs, fenced)
             if dropped:
                 notes.append(f"{f}:{line} {space} ld: {dropped} PTX load(s) re-reading bytes another load on the "
                              "line already read, dropped (ptxas removes them)")
         widths = Counter(w for sp, o, w in ops if o == op and sp in (space, "generic"))
         n_ptx = len({e.pc for e in evs})
-        if not widths or (set(widths) == {evs[0].size} and all(e.size == evs[0].size for e in evs)):
-            out.extend(evs)  # SASS as wide as PTX (perhaps unrolled further by ptxas): nothing merged
+        if not widths:  # none on the line: as PTX, unless a neighbouring line's SASS took its accesses in
+            unfit[(space, op)].append((f, line, evs, widths))
+            continue
+        if set(widths) == {evs[0].size} and all(e.size == evs[0].size for e in evs):
+            if sum(widths.values()) >= n_ptx:
+                out.extend(evs)  # SASS as wide as PTX (perhaps unrolled further by ptxas): nothing merged
+            else:  # fewer: some went into a wider access of a neighbouring line
+                unfit[(space, op)].append((f, line, evs, widths))
             continue
         plan = None
         if len({e.pc for e in evs}) == len(evs):  # one event per PTX instruction
@@ -395,15 +446,31 @@ def regroup(events: list[MemEvent], sass: dict[tuple[str, int], list[tuple[str, 
         if plan is None and widths:
             plan = _plan_unrolled(evs, widths)
         if plan is None:
-            notes.append(f"{f}:{line} {space} {op}: {n_ptx} PTX instruction(s), {sum(widths.values())} SASS; "
-                         "counted as PTX")
-            out.extend(evs)
+            unfit[(space, op)].append((f, line, evs, widths))
             continue
         try:
             out.extend(_merge(c) for c in plan)
         except ValueError:
             notes.append(f"{f}:{line} {space} {op}: merged instructions ran a different number of times; "
                          "counted as PTX")
+            out.extend(evs)
+    for (space, op), lines in unfit.items():
+        pool = [e for _, _, evs, _ in lines for e in evs]
+        widths = sum((w for *_, w in lines), Counter())
+        plan = None
+        if len(lines) > 1 and sum(e.size for e in pool) == sum(w * c for w, c in widths.items()) and \
+                len({e.pc for e in pool}) == len(pool):
+            plan = _plan(pool, widths, fenced)
+        if plan is not None:
+            try:
+                out.extend(_merge(c) for c in plan)
+                continue
+            except ValueError:
+                pass
+        for f, line, evs, w in lines:
+            if w:
+                notes.append(f"{f}:{line} {space} {op}: {len({e.pc for e in evs})} PTX instruction(s), "
+                             f"{sum(w.values())} SASS; counted as PTX")
             out.extend(evs)
     out.sort(key=lambda e: (e.pc, e.space))
     return out, notes

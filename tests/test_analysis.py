@@ -361,6 +361,37 @@ def test_regroup_merges_four_broadcast_floats_into_one_16_byte_load():
     assert len(out) == 4 and notes
 
 
+def test_regroup_merges_across_lines_and_never_across_a_store():
+    """scan_blelloch's last step: `t = temp[ai]` (line 29) and `temp[bi]` (line 30) with ai = 2t, bi = 2t + 1 are
+    one LDS.64 that nvdisasm names by line 29; the final out[...] = temp[2t], temp[2t + 1] (lines 35, 36) another,
+    with a global store between them (it cannot write shared memory). A load of the same words past a shared
+    store is a new load, not a re-read ptxas drops."""
+    from analysis.sass import regroup
+
+    class Body:  # the PTX between the pcs: 10, 11 the pair; 12 a shared store; 15, 17 the pair with st.global 16
+        def __init__(self, base, mods=()):
+            self.base, self.mods = base, mods
+    body = [Body("add")] * 20
+    body[12], body[16] = Body("st", ("shared", "f32")), Body("st", ("global", "f32"))
+    from analysis.sass import fences
+    fenced = fences(body)
+    pair = [warp(LANES * 8 + 4 * k, space="shared", pc=10 + k, line=29 + k) for k in range(2)]
+    final = [warp(LANES * 8 + 4 * k, space="shared", pc=15 + 2 * k, line=35 + k) for k in range(2)]
+    for e in pair + final:
+        e.file = "k.cu"
+    sass = {("k.cu", 29): [("shared", "ld", 8)], ("k.cu", 35): [("shared", "ld", 8)]}
+    out, notes = regroup(pair + final, sass, fenced)
+    assert not notes and sorted((e.line, e.size) for e in out) == [(29, 8), (35, 8)]
+    # the same two loads with a shared store between: two SASS loads, and the second is not dropped
+    again = [warp(LANES * 4, space="shared", pc=pc, line=30) for pc in (11, 13)]
+    for e in again:
+        e.file = "k.cu"
+    out, notes = regroup(again, {("k.cu", 30): [("shared", "ld", 4)] * 2}, fenced)
+    assert len(out) == 2 and not notes
+    out, notes = regroup(again, {("k.cu", 30): [("shared", "ld", 4)]})  # nothing between: ptxas drops the re-read
+    assert len(out) == 1
+
+
 def test_16_byte_quarter_warps_ride_along_only_when_they_add_no_word():
     # sgemm_warptiling: float4 chunk (lane % 8) -> 2 wavefronts; chunk (lane / 8) -> 4 (ncu: 3 on average)
     same = (LANES % 8) * 16
