@@ -147,7 +147,9 @@ def markdown(c: dict) -> str:
     L = [f"# {TITLES[name]} out of sample: predicted (no GPU) vs measured (H100)", "",
          f"Measured on {dev.get('name')} (nvidia-smi: {dev.get('smi')}), {c['measured_date']} "
          f"(`python -m corpus.measure{flag}`, `{measured_file}`); ncu: {c['ncu_tool']}. "
-         f"Predicted: `python -m corpus.compare{flag}` ({c['run']}). Models unchanged: this is an out-of-sample check.", "",
+         f"Predicted: `python -m corpus.compare{flag}` ({c['run']}). No model is fitted to these measurements, but "
+         f"this is not a blind check: the set was first predicted before its kernels were seen, and the models have "
+         f"changed since, some after its misses (the blind figures are in the issues' notes).", "",
          "Protocols. **event us**: CUDA events, median of >= 20 launches after 3 warm-ups, inputs rotated "
          "when they fit in L2, default clocks (not locked), as `kernels.bench`; *again*: the same measured a second "
          "time (the spread). **ncu us**: `gpu__time_duration.sum` under ncu's defaults, SM clock locked to base, "
