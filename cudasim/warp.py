@@ -2,7 +2,9 @@
 
 A warp is 32 consecutive lanes of the batch. shfl reads its source lane whether or not that
 lane is active (PTX leaves the value undefined; here it is the register as it stands); vote,
-redux and activemask see only the active lanes.
+redux and match combine, for each lane, the lanes of its member mask that run the instruction
+(tiles of a warp, cooperative groups' tiled_partition, run it together with masks of their own);
+activemask sees the active lanes.
 """
 from __future__ import annotations
 
@@ -18,6 +20,29 @@ def ballot(pred: np.ndarray, act: np.ndarray) -> np.ndarray:
     """(W,) uint32: bit l set where lane l of the warp has `pred`."""
     bits = np.packbits((pred & act).reshape(-1, 32), axis=1, bitorder="little")
     return bits.view("<u4").ravel().astype(np.uint32)
+
+
+_BIT = np.uint32(1) << np.arange(32, dtype=np.uint32)
+
+
+def members(mm: np.ndarray, act: np.ndarray) -> np.ndarray | None:
+    """(W, 32, 32) bool: for each lane, the lanes of its warp it combines with, those of its member mask `mm`
+    that are active; None where every active lane's mask holds all its warp's active lanes (the common case,
+    a warp as a whole: the caller combines the active lanes)."""
+    actb = np.repeat(ballot(act, act), 32)
+    if ((mm & actb) == actb)[act].all():
+        return None
+    return ((mm.reshape(-1, 32)[:, :, None] & _BIT) != 0) & act.reshape(-1, 32)[:, None, :]
+
+
+def _pack(sel: np.ndarray) -> np.ndarray:
+    """(W, 32, 32) bool -> (W * 32,) uint32: each lane's set of lanes as a ballot packs it."""
+    return ballot(sel.ravel(), sel.ravel())
+
+
+def _member_mask(ins: Instruction, at: int, ctx: DecodeContext):
+    """The reader of the instruction's member mask operand, or None (the legacy forms without one)."""
+    return reader(ins.operands[at], "b32", ctx) if len(ins.operands) > at else None
 
 
 def shfl_source(mode: str, lane: np.ndarray, bval: np.ndarray, cv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -64,10 +89,18 @@ def decode_vote(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     d, p = ins.operands[:2]
     neg = False
     put, rp = writer(d, ctx), reader(p, "pred", ctx)
+    rm = _member_mask(ins, 2, ctx)
 
     def vote(b: Batch, m: Mask) -> None:
         pv = np.broadcast_to(np.asarray(rp(b)), (b.L,)) ^ neg
         act = m.mask
+        sel = None if rm is None else members(np.broadcast_to(np.asarray(rm(b)), (b.L,)).astype(np.uint32), act)
+        if sel is not None:  # lanes with member masks of their own (tiles of the warp)
+            on = sel & (pv & act).reshape(-1, 32)[:, None, :]
+            r = (_pack(on) if mode == "ballot" else on.any(2) if mode == "any" else (on == sel).all(2)
+                 if mode == "all" else (on == sel).all(2) | ~on.any(2))
+            put(b, r.ravel(), m)
+            return
         ball = ballot(pv & act, act)
         if mode == "ballot":
             put(b, np.repeat(ball, 32), m)
@@ -92,16 +125,19 @@ def decode_match(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     put = writer(d, ctx)
     putp = writer(Operand("reg", name=ins.dest_pred), ctx) if ins.dest_pred else None
     ra = reader(a, ins.type, ctx)
+    rm = _member_mask(ins, 2, ctx)
 
     def match(b: Batch, m: Mask) -> None:
         v = np.broadcast_to(np.asarray(ra(b)), (b.L,)).reshape(-1, 32)
-        act = m.mask.reshape(-1, 32)
-        same = (v[:, :, None] == v[:, None, :]) & act[:, None, :]  # (warps, lane, other lane)
+        sel = None if rm is None else members(np.broadcast_to(np.asarray(rm(b)), (b.L,)).astype(np.uint32), m.mask)
+        if sel is None:
+            sel = np.broadcast_to(m.mask.reshape(-1, 32)[:, None, :], (v.shape[0], 32, 32))
+        same = (v[:, :, None] == v[:, None, :]) & sel  # (warps, lane, other lane)
         if not every:
-            put(b, ballot(same.ravel(), same.ravel()), m)  # each lane's 32 others, as a ballot packs a warp
+            put(b, _pack(same), m)
             return
-        alike = same.sum(2) == act.sum(1)[:, None]
-        put(b, np.where(alike, np.repeat(ballot(m.mask, m.mask), 32).reshape(-1, 32), 0).astype(np.uint32).ravel(), m)
+        alike = same.sum(2) == sel.sum(2)
+        put(b, np.where(alike.ravel(), _pack(sel), 0).astype(np.uint32), m)
         if putp is not None:
             putp(b, alike.ravel(), m)
     return match
@@ -118,8 +154,16 @@ def decode_redux(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     f = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
          "xor": np.bitwise_xor}[opn]
 
+    rm = _member_mask(ins, 2, ctx)
+
     def redux(b: Batch, m: Mask) -> None:
-        v = np.where(m.mask, np.broadcast_to(np.asarray(ra(b)), (b.L,)), dt.type(ident)).astype(dt)
+        v = np.broadcast_to(np.asarray(ra(b)), (b.L,)).astype(dt)
+        sel = None if rm is None else members(np.broadcast_to(np.asarray(rm(b)), (b.L,)).astype(np.uint32), m.mask)
+        if sel is not None:  # each lane over its own members
+            r = f.reduce(np.where(sel, v.reshape(-1, 32)[:, None, :], dt.type(ident)), axis=2, dtype=dt)
+            put(b, r.ravel(), m)
+            return
+        v = np.where(m.mask, v, dt.type(ident)).astype(dt)
         r = f.reduce(v.reshape(-1, 32), axis=1, dtype=dt)
         put(b, np.repeat(r, 32), m)
     return redux

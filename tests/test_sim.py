@@ -239,6 +239,44 @@ def test_warp_shuffle_reduction_and_ballot():
     assert ballots.tolist() == want
 
 
+def test_votes_reductions_and_matches_combine_each_lanes_own_members():
+    """Tiles of a warp run one vote with masks of their own (the sweep's F4: every lane had the whole warp's
+    answer): each lane combines the lanes of its member mask, as the PTX ISA and cooperative groups say."""
+    src = r'''
+    #include <cooperative_groups.h>
+    #include <cooperative_groups/reduce.h>
+    namespace cg = cooperative_groups;
+    extern "C" __global__ void tiles(const int* in, unsigned* out) {
+        int v = in[threadIdx.x];
+        unsigned lane = threadIdx.x & 31;
+        unsigned half = lane < 16 ? 0x0000ffffu : 0xffff0000u;
+        auto t8 = cg::tiled_partition<8>(cg::this_thread_block());
+        auto t16 = cg::tiled_partition<16>(cg::this_thread_block());
+        unsigned *o = out + threadIdx.x * 8;
+        o[0] = __ballot_sync(half, v > 10);
+        o[1] = __any_sync(half, v > 20);
+        o[2] = __all_sync(half, v > 5);
+        o[3] = __match_any_sync(half, v & 1);
+        o[4] = __reduce_add_sync(half, v);
+        o[5] = t8.any(v > 12);
+        o[6] = t8.ballot(v % 3 == 0);
+        o[7] = cg::reduce(t16, v, cg::plus<int>());
+    }'''
+    v = np.random.default_rng(9).integers(0, 32, 64).astype(np.int32)
+    out = np.zeros((64, 8), np.uint32)
+    SourceModule(src, no_extern_c=True).get_function("tiles")(In(v), Out(out), block=(64, 1, 1), grid=(1, 1))
+    for i in range(64):
+        w = i // 32 * 32
+        half = range(w, w + 16) if i % 32 < 16 else range(w + 16, w + 32)
+        t8 = range(i // 8 * 8, i // 8 * 8 + 8)
+        t16 = range(i // 16 * 16, i // 16 * 16 + 16)
+        want = [sum(1 << (j % 32) for j in half if v[j] > 10), any(v[j] > 20 for j in half),
+                all(v[j] > 5 for j in half), sum(1 << (j % 32) for j in half if v[j] % 2 == v[i] % 2),
+                sum(int(v[j]) for j in half), any(v[j] > 12 for j in t8),
+                sum(1 << (j - t8[0]) for j in t8 if v[j] % 3 == 0), sum(int(v[j]) for j in t16)]
+        assert out[i].tolist() == [int(x) for x in want], (i, out[i].tolist(), want)
+
+
 def test_float4_vector_access_local_array_and_template_by_name_expression():
     src = r'''
     template <int K>
