@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from . import includes, noaslr, nvcc
+from . import includes, nvcc
 from .gpus import get_gpu
 
 DEFAULT_ARCH = get_gpu().arch  # the default GPU row's compute capability ("sm_90" for the H100)
@@ -376,6 +376,7 @@ def _nvrtc(source: str, exprs: list[str], opts: list[str], filename: str) -> dic
                "exprs": exprs, "options": opts + [f"-I{d}" for d in include_dirs()] + [f"-I{SHIMS}"]}
     env = {"PYTHONHASHSEED": "0", **{k: os.environ[k] for k in ("LD_LIBRARY_PATH",) if k in os.environ}}
     worker = str(Path(__file__).with_name("nvrtc_worker.py"))
+    from . import noaslr  # here, not at the top: `python -m cudasim.noaslr` must find it not yet imported
     p, fixed = noaslr.run([sys.executable, "-S", "-s", worker], env, json.dumps(request).encode())
     if p.returncode != 0:
         err = p.stderr.decode(errors="replace").strip().splitlines()

@@ -120,6 +120,10 @@ def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMOR
     and 2 on MemoryError (`memory_hint` says what to shrink), quietly on a closed pipe."""
     if hasattr(signal, "SIGPIPE"):
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)  # `| head` ends the command quietly
+    if sys.stdout is None:  # started with standard output closed (`>&-`): the answer could go nowhere
+        _last_words("error: standard output is closed, so the answer has nowhere to go: send it to a file "
+                    "(> FILE) or to /dev/null")
+        sys.exit(UNUSABLE)
     from .compile import cache_problem
     if (problem := cache_problem()) is not None:  # before any work: every command compiles or caches through it
         _last_words(f"error: {problem}")
@@ -156,9 +160,12 @@ def _last_words(line: str) -> None:
     """`line` on stderr on a line of its own (a progress display or partial output may have left the cursor
     mid-line), flushed; stdout flushed first so the line comes last."""
     try:
-        sys.stdout.flush()
+        if sys.stdout is not None:
+            sys.stdout.flush()
     except (OSError, ValueError):
         _quiet_stdout()
+    if sys.stderr is None:  # closed too: the status says it
+        return
     prefix = "\n" if sys.stderr.isatty() else ""
     try:
         print(f"{prefix}{line}", file=sys.stderr, flush=True)

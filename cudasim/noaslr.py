@@ -52,6 +52,10 @@ def run(argv: list[str], env: dict[str, str], input: bytes | None = None, timeou
 
 
 if __name__ == "__main__":
+    if len(sys.argv) < 2 or sys.argv[1].startswith("-") or not os.path.isfile(sys.argv[1]):
+        print("error: cudasim.noaslr is cudasim.compile's helper, not a command: it runs PROGRAM (a path) with "
+              "address-space randomization off, as `python noaslr.py /path/to/PROGRAM ARGS...`", file=sys.stderr)
+        sys.exit(2)
     why = _fix_layout()
     if why:
         print(f"{MARKER} address-space randomization stays on ({why})", file=sys.stderr, flush=True)

@@ -26,7 +26,6 @@ import zlib
 from functools import lru_cache
 from pathlib import Path
 
-from . import noaslr
 
 INSTALL_HINT = ("put nvcc on the PATH (install the CUDA toolkit, or pip install nvidia-cuda-nvcc nvidia-nvvm "
                 "nvidia-cuda-crt, with gcc/g++ installed) or set CUDASIM_NVCC=/path/to/nvcc")
@@ -116,6 +115,7 @@ def compile_nvcc(source: str, exprs: list[str], options: list[str], filename: st
         path = os.pathsep.join(dict.fromkeys([os.path.dirname(exe), os.path.dirname(host_compiler() or ""),
                                               "/usr/bin", "/bin"]))
         try:
+            from . import noaslr  # here: `python -m cudasim.noaslr` must find it not yet imported
             p, fixed = noaslr.run(argv, env={"PATH": path, "TMPDIR": str(keep)}, timeout=timeout, cwd=str(work))
             log = (p.stdout + p.stderr).decode(errors="replace").strip()
             ptx_file = keep / f"{stem}.ptx"

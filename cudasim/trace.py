@@ -13,6 +13,7 @@ from typing import Iterator
 
 import numpy as np
 
+from .memory import host_free_bytes
 from .ptx import Instruction
 from .spaces import space_of
 from .state import Batch
@@ -100,11 +101,24 @@ class Recorder:
     traced warps that had an active lane; nothing is recorded where the batch traces no warp.
     """
 
+    ROW_BYTES = 32 * 8 + 16  # a row's addresses, and its block, warp and mask
+
     def __init__(self) -> None:
         self.rows: dict[tuple, list] = {}
+        self.bytes, self.limit = 0, None
 
     def reset(self) -> None:
+        """A launch starts: no rows, and room for a third of the memory free now (building the trace copies
+        the rows once; the trace grows with the accesses simulated, not with the memory they touch)."""
         self.rows = {}
+        free = host_free_bytes()
+        self.bytes, self.limit = 0, None if free is None else free // 3
+
+    def _grew(self, rows: int) -> None:
+        self.bytes += rows * self.ROW_BYTES
+        if self.limit is not None and self.bytes > self.limit:
+            raise MemoryError(f"the trace of the warps' memory accesses passed {self.limit / 2 ** 30:.1f} GiB, a "
+                              f"third of the memory free at launch")
 
     def record(self, b: Batch, pc: int, space: str, op: str, size: int, idx: np.ndarray, a: np.ndarray) -> None:
         """Append one trace row per traced warp that has an active lane among `idx` (addresses `a`)."""
@@ -119,6 +133,7 @@ class Recorder:
             every, head = self._traced_full(b)
             A = a.reshape(-1, 32)
             rows.append((*head, A if every else A[tw]))
+            self._grew(len(rows[-1][3]))
             return
         A = np.zeros(b.L, np.uint64)
         A[idx] = a
@@ -131,6 +146,7 @@ class Recorder:
             rows.append((b.warp_block, b.warp_in_block, masks, A))
         else:
             rows.append((b.warp_block[sel], b.warp_in_block[sel], masks[sel], A[sel]))
+        self._grew(len(rows[-1][3]))
 
     def record_group(self, b: Batch, pcs: list[int], space: str, op: str, size: int, idx: np.ndarray,
                      A: np.ndarray) -> None:
@@ -148,6 +164,7 @@ class Recorder:
         tr = self.rows
         for k, pc in enumerate(pcs):
             tr.setdefault((pc, space, op, size), []).append((*head, A3[k]))
+        self._grew(len(pcs) * A3.shape[1])
 
     @staticmethod
     def _traced_full(b: Batch) -> tuple[bool, tuple]:

@@ -11,7 +11,15 @@ import sys
 import time
 
 import numpy as np
-from numba import cuda, float32
+
+try:
+    from numba import cuda, float32
+except ImportError:  # a benchmark-only dependency
+    if __name__ != "__main__":
+        raise
+    print("error: kernels.numba_ports is kernels.simbench's reference and needs numba: pip install -e '.[bench]', "
+          "then python -m kernels.simbench --numba", file=sys.stderr)
+    sys.exit(2)
 
 TILE, ROWS = 32, 8
 BM, BN, BK, TM, TN = 128, 128, 8, 8, 8
@@ -89,4 +97,8 @@ def run(name: str, size: int) -> float:
 
 
 if __name__ == "__main__":  # python -m kernels.numba_ports NAME SIZE  (NUMBA_ENABLE_CUDASIM=1)
+    if len(sys.argv) != 3 or not sys.argv[2].isdigit():
+        print("error: kernels.numba_ports is kernels.simbench's reference, not a command: python -m "
+              "kernels.simbench --numba runs it", file=sys.stderr)
+        sys.exit(2)
     print(run(sys.argv[1], int(sys.argv[2])))

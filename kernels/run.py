@@ -53,8 +53,10 @@ def run_sim(k: catalog.Kernel, size: int | None) -> dict:
     if k.kind == "pipeline":
         raise catalog.CatalogError(f"{k.name} is a host pipeline (transfers and streams); simulate its kernel, "
                                    f"{k.entry}, instead")
+    from cudasim import progress
     size = k.sim_size if size is None else size
-    launch, outputs, inputs = sim.run(k.name, size)
+    with progress.task(f"simulating {k.name} at size {size:,}", None, "warp instructions", pulsed=True):
+        launch, outputs, inputs = sim.run(k.name, size, trace=False)  # the output is checked; no trace is read
     ok, err = catalog.verify(k, outputs[k.output], inputs)
     s = launch.stats
     return {"kernel": k.name, "size": size, "backend": "sim", "ok": ok, "max_rel_err": err,

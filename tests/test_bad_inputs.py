@@ -400,6 +400,20 @@ def test_a_library_module_run_as_a_command_says_so(capsys, monkeypatch, module):
         console.refuse_library_module()  # returns: a command, a package, or not this project's
 
 
+def test_a_command_started_with_standard_output_closed_says_so():
+    """`>&-` leaves Python no sys.stdout: one line, status 2 (it was an AttributeError traceback); helpers run
+    as commands (noaslr, numba_ports, nvrtc_worker) say what they are instead of a traceback."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    r = subprocess.run(["sh", "-c", f"'{sys.executable}' -m analysis.occupancy transpose_tiled >&-"],
+                       capture_output=True, text=True, cwd=ROOT, env=env, timeout=120)
+    assert_one_line(r.returncode, "", r.stderr, "standard output is closed")
+    for module, phrase in (("cudasim.noaslr", "cudasim.compile's helper, not a command"),
+                           ("kernels.numba_ports", "kernels.simbench")):
+        r = subprocess.run([sys.executable, "-m", module], capture_output=True, text=True, cwd=ROOT, env=env,
+                           timeout=120)
+        assert_one_line(r.returncode, r.stdout, r.stderr, phrase)
+
+
 def test_ctrl_c_while_a_command_loads_is_one_line(tmp_path):
     """A KeyboardInterrupt before console.run (Ctrl-C during the imports of `python -m PACKAGE.MODULE`) ends in the
     one line "interrupted", not a traceback: cudasim/__init__, which every package imports first, sees to it."""

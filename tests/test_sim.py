@@ -473,3 +473,20 @@ extern "C" __global__ void swap16(unsigned* out, const unsigned* in) {
     out = np.zeros(32, np.uint32)
     kernel(src, "swap16")(Out(out), In(x), block=(32, 1, 1), grid=(1, 1))
     assert (out == x[np.arange(32) ^ 16]).all()
+
+
+def test_a_trace_past_a_third_of_the_free_memory_stops_in_one_line(monkeypatch):
+    """The trace grows with the accesses simulated, not with the memory they touch (the sweep's F3: 15.7 GB and
+    rising for a 48 MB problem): past a third of the memory free at launch it stops, as a MemoryError the
+    commands turn into one line; a launch that keeps no trace runs on."""
+    import cudasim.trace as tr
+    monkeypatch.setattr(tr, "host_free_bytes", lambda: 3 * 200_000)
+    src = r'''extern "C" __global__ void many(float* a, int n) {
+        for (int k = 0; k < n; k++) a[k * blockDim.x + threadIdx.x] = k;   // 200 stores a warp: 435 KB of rows
+    }'''
+    f = kernel(src, "many")
+    a = np.zeros(200 * 256, np.float32)
+    with pytest.raises(MemoryError, match="trace of the warps' memory accesses passed"):
+        f(InOut(a), np.int32(200), block=(256, 1, 1), grid=(1, 1))
+    f(InOut(a), np.int32(200), block=(256, 1, 1), grid=(1, 1), trace=False)
+    assert (a.reshape(200, 256) == np.arange(200)[:, None]).all()
