@@ -29,7 +29,7 @@ def resolve(a: argparse.Namespace) -> Target:
         compiled = pipeline.compile_launch(launch)
         pipeline.size_unsized(launch)  # every block runs checked: buffers given no size first grow to what they touch
         args, notes = launch.arguments()
-        notes = pipeline.made_up_notes(launch) + notes
+        notes = pipeline.check_notes(launch) + notes
         try:
             names = [p.name for p in launch.signature()]
         except AnalysisTargetError:

@@ -38,8 +38,9 @@ from cudasim import (CompileError, CompileResult, Launch, LaunchError, MemoryFau
 from cudasim import progress
 from cudasim.compile import cache_dir, name_expressions, split_overload
 from cudasim.includes import include_dirs_of
-from cudasim.ptx import launch_bounds
+from cudasim.ptx import cluster_problem, directives_of, launch_bounds
 from cudasim.memory import GlobalMemory
+from cudasim.operands import untimed_reads
 from cudasim.trace import Trace
 
 from . import dataflow, issues, registry, sass
@@ -314,6 +315,7 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
         notes.append(f"blocks waited for others in spin-waits, so the simulator ran those first ({ran.stats['yields']:,} "
                      f"time{'s' if ran.stats['yields'] > 1 else ''}); how often a wait goes round its loop depends on "
                      "timing, so its counts are the simulator's, not the GPU's")
+    notes += untimed_notes(f.program.fn.body)
     printed = ran.stats["printf"].splitlines()
     if printed:
         notes.append(f"the kernel printed {len(printed):,} line{'s' if len(printed) != 1 else ''} (printf) in the "
@@ -474,14 +476,25 @@ def _made_up(launch: ResolvedLaunch, fn, made: dict[str, str],
     return depends, dataflow.summary(depends, fn.body, made, said)
 
 
-def made_up_notes(launch: ResolvedLaunch) -> list[str]:
+def untimed_notes(body) -> list[str]:
+    """A note on each register the kernel reads whose GPU value depends on where and when a warp runs."""
+    out = []
+    for reg, where in untimed_reads(body):
+        what = ("advances by one per read here, not with the GPU's time, so what the kernel computes from it is "
+                "no time" if reg not in ("%smid", "%nsmid", "%warpid") else "is 0 here, whichever SM or slot a "
+                "GPU would run the warp on")
+        out.append(f"the kernel reads {reg} ({where}): it {what}")
+    return out
+
+
+def check_notes(launch: ResolvedLaunch) -> list[str]:
     """For a check of the launch: the notes on buffers with made-up contents that decide its addresses or its
-    branches (what the check finds there is what those contents do)."""
+    branches (what the check finds there is what those contents do), and on registers the simulator cannot
+    give their GPU values."""
+    fn = _function(launch, compile_launch(launch)).program.fn
     made = launch.made_up()
-    if not made:
-        return []
-    return _made_up(launch, _function(launch, compile_launch(launch)).program.fn, made,
-                    "what the check finds on those lines")[1]
+    notes = _made_up(launch, fn, made, "what the check finds on those lines")[1] if made else []
+    return notes + untimed_notes(fn.body)
 
 
 # ---- model -------------------------------------------------------------------------------
@@ -539,6 +552,9 @@ def launch_result(model: Model, launch: ResolvedLaunch, options: argparse.Namesp
     """A launch model's result: ptxas's resources for the launch and its GPU row, no simulation; with
     the compiler that made the code."""
     compiled = compile_launch(launch)
+    cluster = directives_of(compiled.result.ptx, compiled.entry).get("reqnctapercluster")
+    if (problem := cluster_problem(launch.grid, cluster)) is not None:
+        raise ValueError(problem)
     threads, blocks = launch_bounds(compiled.result.ptx, compiled.entry)
     resources = replace(compiled.resources, max_threads=threads, min_blocks=blocks)
     return {**model.analyze(launch, resources, options), "compiler": compiled.result.compiler}

@@ -23,7 +23,7 @@ from .errors import LaunchError, MemoryFault
 from .execute import MAX_STEPS, Finding, Program
 from .gpus import GPU, for_arch, get_gpu
 from .memory import GlobalMemory, default_memory
-from .ptx import Module, parse_module
+from .ptx import Module, cluster_problem, parse_module
 from .trace import Trace
 
 __all__ = ["SourceModule", "Function", "Launch", "In", "Out", "InOut"]
@@ -214,6 +214,8 @@ class Function:
         threads = block[0] * block[1] * block[2]
         problem = gpu.launch_problem(grid, block)
         if problem:
+            raise LaunchError(problem)
+        if (problem := cluster_problem(grid, self.fn.directives.get("reqnctapercluster"))) is not None:
             raise LaunchError(problem)
         req = self.fn.directives.get("reqntid")
         if req and tuple(req) + (1,) * (3 - len(req)) != block:

@@ -20,6 +20,18 @@ Op = Callable[[Batch, Mask], None]
 Reader = Callable[[Batch], "np.ndarray | np.generic"]
 Writer = Callable[[Batch, object, Mask], None]
 _CLOCKS = ("%clock", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi")
+UNTIMED = _CLOCKS + ("%smid", "%nsmid", "%warpid")  # registers whose values on a GPU depend on where and when
+# a warp runs, which the simulator does not know: a counter of reads for the clocks, 0 for the rest
+
+
+def untimed_reads(body) -> list[tuple[str, str]]:
+    """(register, source line) of each instruction that reads one of UNTIMED, first per register."""
+    seen: dict[str, str] = {}
+    for ins in body:
+        for o in ins.operands:
+            if o.kind == "sreg" and o.name in UNTIMED and o.name not in seen:
+                seen[o.name] = ins.where()
+    return list(seen.items())
 
 
 class Clock:

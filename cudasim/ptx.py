@@ -46,10 +46,27 @@ def entry_directives(header: str) -> dict[str, tuple[int, ...]]:
 def launch_bounds(ptx: str, entry: str) -> tuple[int, int]:
     """(most threads a block may have, fewest blocks an SM should hold) that an entry's __launch_bounds__ ask
     for in the PTX; 0 where it asks nothing."""
-    m = re.search(rf"\.entry\s+{re.escape(entry)}\s*\([^)]*\)([^{{]*)\{{", ptx, re.S)
-    d = entry_directives(m.group(1)) if m else {}
+    d = directives_of(ptx, entry)
     threads = d.get("maxntid") or d.get("reqntid") or ()
     return (math.prod(threads) if threads else 0), (d.get("minnctapersm") or (0,))[0]
+
+def directives_of(ptx: str, entry: str) -> dict[str, tuple[int, ...]]:
+    """The performance directives of the entry `entry` in the PTX text."""
+    m = re.search(rf"\.entry\s+{re.escape(entry)}\s*\([^)]*\)([^{{]*)\{{", ptx, re.S)
+    return entry_directives(m.group(1)) if m else {}
+
+
+def cluster_problem(grid: tuple[int, int, int], dims: tuple[int, ...] | None) -> str | None:
+    """Why the driver refuses `grid` for a kernel declared with __cluster_dims__ `dims` (.reqnctapercluster): a
+    grid of whole clusters only; None where it does not."""
+    if not dims:
+        return None
+    dims = tuple(dims) + (1,) * (3 - len(dims))
+    if all(g % c == 0 for g, c in zip(grid, dims)):
+        return None
+    return (f"grid {tuple(grid)} is not a whole number of the kernel's clusters of {dims} blocks (__cluster_dims__: "
+            f"the GPU refuses it, cudaErrorInvalidValue): give a grid that is a multiple of {dims} in each dimension")
+
 
 @dataclass(frozen=True)
 class Operand:

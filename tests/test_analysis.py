@@ -227,6 +227,16 @@ def test_register_limit_and_waves():
     assert list(o.metrics())[0] == "launch__registers_per_thread"
 
 
+def test_less_than_a_wave_spreads_its_blocks_over_the_sms():
+    """40 blocks of 8 a SM could hold run one per SM on 40 SMs, as the block scheduler deals them (the sweep's
+    F8: "fill 5 of 132 SMs", where the timing model said 40 SMs busy)."""
+    from analysis.models.occupancy import spread_note
+    note = spread_note(occupancy(H100, 32, 256, grid_blocks=40), H100)
+    assert "40 blocks run on 40 of 132 SMs, 1 per SM of the 8 each could hold" in note
+    assert "200 blocks run on 132 of 132 SMs, 2 per SM" in spread_note(occupancy(H100, 32, 256, grid_blocks=200),
+                                                                        H100)
+
+
 def test_refusals_name_the_limit():
     assert "1024" in occupancy(H100, 16, 2048).refused
     assert "232448" in occupancy(H100, 16, 256, smem_dynamic=240 * 1024).refused

@@ -83,6 +83,8 @@ def files(tmp_path_factory) -> Path:
                              'template <typename F> __global__ void apply(float *o, F f) { o[threadIdx.x] = f(o[0]); }\n'
                              'template __global__ void apply<Square>(float *, Square);\n')
     (d / "empty.json").write_text("{}")
+    (d / "cluster.cu").write_text('extern "C" __global__ void __cluster_dims__(2, 1, 1) cl(float *a) {\n'
+                                  '    a[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;\n}\n')
     (d / "bigshared.cu").write_text('extern "C" __global__ void big(float *a) {\n'
                                     '    __shared__ float s[1 << 20];\n'
                                     '    s[threadIdx.x] = a[threadIdx.x];\n'
@@ -172,6 +174,9 @@ NO_COMPILE = [
     ("analysis.coalescing", ["transpose_tiled", "--draw", "svg"], "give the folder with --svg DIR"),
     ("analysis.banks", ["transpose_tiled", "--svg", "{d}/pics", "--json"], "JSON output has no pictures"),
     ("analysis.coalescing", ["transpose_tiled", "--json", "--draw", "mermaid"], "--draw mermaid: JSON output has no"),
+    ("analysis.occupancy", ["{d}/cluster.cu::cl", "--grid", "3", "--block", "32"], "not a whole number of the kernel's "
+     "clusters of (2, 1, 1) blocks"),
+    ("cudasim.check", ["{d}/cluster.cu::cl", "--grid", "3", "--block", "32"], "give a grid that is a multiple of"),
     ("analysis.banks", ["transpose_tiled", "--mermaid", "--json"], "JSON output has no pictures"),
     ("analysis.coalescing", ["transpose_tiled", "--svg", "{d}/ok.cu"], "a file, not a folder"),
     ("analysis.timing", ["transpose_tiled", "--gpu", "A100"], "no timing rates for A100"),

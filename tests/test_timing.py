@@ -280,3 +280,14 @@ def test_the_servers_demand_is_what_a_run_of_one_block_charges():
     assert d.pipe_busy == pytest.approx(r.pipe_busy)
     assert (d.data_stage, d.l2, d.dram) == pytest.approx((r.data_stage, r.l2, r.dram))
     assert d.dram > 0 and d.l2 > 0
+
+
+def test_a_kernel_that_reads_the_clock_is_told_the_simulator_has_none(capsys):
+    """clock64() and %smid have no GPU values in the simulator (the sweep's F9: deltas of 0 and 1, silently)."""
+    need_nvrtc()
+    src = ROOT / "tests" / "data" / "clocked.cu"
+    d = _json(capsys, f"{src}::clocked", "--grid", "2", "--block", "32", "--arg", "out=int64[64]",
+              "--arg", "ids=uint32[64]")
+    said = [n for n in d["notes"] if "the kernel reads" in n]
+    assert any("%clock64" in n and "no time" in n for n in said), said
+    assert any("%smid" in n and "is 0 here" in n for n in said), said

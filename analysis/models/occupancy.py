@@ -305,10 +305,11 @@ def spread_note(occ: Occupancy, gpu: GPU) -> str | None:
     if occ.waves is None or occ.refused:
         return None
     w = occ.waves
-    if w < 1:
-        used = math.ceil(occ.grid_blocks / max(occ.blocks_per_sm, 1))
-        return (f"less than one wave: {occ.grid_blocks} blocks fill {min(used, gpu.sms)} of {gpu.sms} SMs "
-                f"at {occ.blocks_per_sm} blocks/SM; the GPU is partly idle")
+    if w < 1:  # the block scheduler spreads blocks over the SMs before it doubles any up
+        used = min(occ.grid_blocks, gpu.sms)
+        per = math.ceil(occ.grid_blocks / gpu.sms)
+        return (f"less than one wave: {occ.grid_blocks} blocks run on {used} of {gpu.sms} SMs, {per} per SM of "
+                f"the {occ.blocks_per_sm} each could hold; the GPU is partly idle")
     if occ.tail_blocks:
         return (f"{occ.full_waves} full wave(s) and a tail of {occ.tail_blocks} blocks "
                 f"({occ.tail_fill_pct:.0f}% of a wave): the last wave leaves "
