@@ -138,6 +138,7 @@ class Sample:
     followed: dict = field(default_factory=dict)  # block -> the path its warps took (cudasim stats["followed"])
     compulsory_bytes: float | None = None  # the catalog's fewest DRAM bytes at this size, if known
     buffers: list = field(default_factory=list)  # (address, bytes) of each array the launch was passed
+    follow_weights: dict = field(default_factory=dict)  # followed block -> blocks it stands for ({}: `weights`)
 
 
 @dataclass

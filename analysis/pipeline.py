@@ -12,11 +12,9 @@ compiled and simulated: a catalog target is its entry configured with the define
 (kernels.catalog.configure, so the launch follows them) at the GPU row's SM count, fed the
 catalog's inputs; both kinds of target take the same compile and the same simulation.
 
-Large launches are not simulated block by block: `plan_blocks` picks the blocks that cover
-the distinct cases (first, interior, last along each grid dimension) and weights each by
-the number of blocks of its class, so totals are "sampled and scaled (which blocks)". A 1-D
-grid is sampled exactly where blocks differ in work (`refine_1d`: grid-stride loops); in more
-dimensions, sampled blocks of one class that did different work are named in a note.
+Large launches are not simulated block by block: analysis.sampling picks the blocks that cover
+the distinct cases and weights each by the blocks of its class, so totals are "sampled and
+scaled (which blocks)"; sampled blocks of one class that did different work are named in a note.
 """
 from __future__ import annotations
 
@@ -24,10 +22,8 @@ import argparse
 import hashlib
 import json
 import os
-from collections import deque
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from itertools import product
 from pathlib import Path
 from typing import Any, Callable
 
@@ -41,20 +37,19 @@ from cudasim.includes import include_dirs_of
 from cudasim.ptx import cluster_problem, directives_of, launch_bounds
 from cudasim.memory import GlobalMemory
 from cudasim.operands import untimed_reads
-from cudasim.trace import Trace
 
 from . import dataflow, issues, registry, sass
 from .args import TargetError
 from .signature import kernel_names, no_such_kernel
-from .common import WORK_SPREAD, Model, active_lanes, interior, provenance
+from .common import Model, interior, provenance
 from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name, resolve, resolve_catalog,  # noqa: F401
                      resolve_file)
 from .targetargs import add_compile_args, add_launch_args, add_target_args, compile_flags, target_command  # noqa: F401
+from .sampling import (ALL_BLOCKS_THREADS, ALL_BLOCKS_WARPS, INTERIOR_SAMPLES, REFINE_PROBES,  # noqa: F401
+                       TRACE_BUDGET_BYTES, UNEVEN_BLOCKS, _picks, _uneven_interior, block_signature, plan_blocks,
+                       refine_1d, trace_bytes, uneven_samples, uneven_work)
 
 ANALYSIS_CACHE_VERSION = 2
-ALL_BLOCKS_THREADS = 1 << 16  # simulate every block when the launch has at most this many threads
-ALL_BLOCKS_WARPS = 1 << 24  # --all-blocks beyond this many warps is refused: a minute of CPU per 2^24 warps at best
-INTERIOR_SAMPLES = 2  # interior blocks sampled per grid dimension
 
 
 # ---- compile -----------------------------------------------------------------------------
@@ -105,137 +100,6 @@ def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, file
 
 
 # ---- simulate ----------------------------------------------------------------------------
-
-def plan_blocks(grid: Dim3, threads_per_block: int, all_blocks: bool = False,
-                interior: int = INTERIOR_SAMPLES) -> tuple[list[int] | None, dict[int, float]]:
-    """Which blocks to simulate, and how many blocks each stands for.
-
-    Every block when the launch is small (<= ALL_BLOCKS_THREADS threads) or asked for;
-    otherwise along each dimension the first, `interior` evenly spaced interior and the
-    last index, and their product: edges and corners behave differently (bounds checks),
-    interior blocks alike. Returns (None, {}) for "all blocks".
-    """
-    total = grid[0] * grid[1] * grid[2]
-    warps = total * -(-threads_per_block // 32)
-    if all_blocks and warps > ALL_BLOCKS_WARPS:
-        raise TargetError(f"--all-blocks: the launch has {warps:,} warps, past the {ALL_BLOCKS_WARPS:,} the simulator "
-                          f"runs whole (hours of CPU, memory for every block's trace); leave out --all-blocks to "
-                          f"simulate a sample of blocks, scaled to the grid")
-    if all_blocks or total * threads_per_block <= ALL_BLOCKS_THREADS:
-        return None, {}
-    return _picks(grid, interior)
-
-
-def _picks(grid: Dim3, interior: int) -> tuple[list[int], dict[int, float]]:
-    """Along each dimension the first, `interior` evenly spaced interior and the last index, and their
-    product, each weighted by the blocks of its class."""
-    per_dim: list[list[tuple[int, float]]] = []
-    for g in grid:
-        if g <= 2 + interior:
-            per_dim.append([(i, 1.0) for i in range(g)])
-            continue
-        inner = g - 2
-        picks = sorted({1 + (k * inner) // interior + inner // (2 * interior) for k in range(interior)})
-        picks = [min(max(p, 1), g - 2) for p in picks]
-        w = inner / len(picks)
-        per_dim.append([(0, 1.0)] + [(p, w) for p in picks] + [(g - 1, 1.0)])
-    blocks, weights = [], {}
-    for (x, wx), (y, wy), (z, wz) in product(*per_dim):
-        lin = x + y * grid[0] + z * grid[0] * grid[1]
-        blocks.append(lin)
-        weights[lin] = wx * wy * wz
-    return blocks, weights
-
-
-def block_signature(trace: Trace, block: int) -> tuple:
-    """What one block did as the trace models see it: per memory instruction, its warp-level
-    accesses and active lanes. Blocks with equal signatures are counted alike."""
-    sig = []
-    for ev in trace.events:
-        sel = ev.blocks == block
-        if sel.any():
-            sig.append((ev.pc, int(sel.sum()), int(active_lanes(ev.masks[sel]).sum())))
-    return tuple(sig)
-
-
-TRACE_BUDGET_BYTES = 2 << 30  # an every-block trace larger than this (estimated from block 0) is sampled instead
-REFINE_PROBES = 48  # blocks refine_1d may simulate beyond the plan: a data-dependent grid differs everywhere
-
-
-def trace_bytes(trace: Trace) -> int:
-    """The memory a trace's arrays hold."""
-    return sum(e.addrs.nbytes + e.masks.nbytes + e.blocks.nbytes + e.warps.nbytes for e in trace.events)
-
-
-def refine_1d(g: int, blocks: list[int], signature: Callable[[int], tuple],
-              probes: int = REFINE_PROBES) -> tuple[list[int], dict[int, float], bool]:
-    """Sampling of a 1-D grid that stays exact where blocks differ in runs (a grid-stride loop
-    gives the first blocks one trip more): between two sampled blocks that did different work,
-    bisect (breadth first, at most `probes` blocks) until the change is found; each unsimulated
-    block is then counted as its sampled neighbour on the interior side, which did the same work.
-    Exact when a block's work is piecewise constant in its index with no change hidden between two
-    alike samples. Returns (blocks, weights, whether every change was located within `probes`)."""
-    edges = {1, g - 2} if g > 3 else set()  # an edge block differs by its bounds: compare inside it
-    sig = {b: signature(b) for b in sorted(set(blocks) | edges)}
-    gaps = deque(zip(sorted(sig), sorted(sig)[1:]))
-    located = True
-    while gaps:
-        a, b = gaps.popleft()
-        if b - a > 1 and sig[a] != sig[b]:
-            if probes == 0:
-                located = False
-                continue
-            probes -= 1
-            m = (a + b) // 2
-            sig[m] = signature(m)
-            gaps += [(a, m), (m, b)]
-    picks = sorted(sig)
-    weights = {p: 1.0 for p in picks}
-    for a, b in zip(picks, picks[1:]):
-        if b - a > 1:  # the gap's blocks: half to each interior neighbour (exact where they are alike; where
-            # the work changes in every block, as over rows sorted by length, the midpoint rule)
-            gap = b - a - 1
-            left = 0 if a == 0 else gap if b == g - 1 else gap // 2
-            weights[a] += left
-            weights[b] += gap - left
-    return picks, weights, located
-
-
-def _uneven_interior(trace: Trace, blocks: list[int]) -> tuple[int, int] | None:
-    """Two sampled blocks of one class (first, interior or last along each dimension), which the
-    sampling counts alike, that did different work; None when every class is even."""
-    def cls(b: int) -> tuple[str, ...]:
-        return tuple("first" if c == 0 else "last" if c == g - 1 else "interior"
-                     for c, g in zip(trace.block_coords(b), trace.grid))
-    seen: dict[tuple[str, ...], tuple[int, tuple]] = {}
-    for b in sorted(set(blocks)):
-        sig = block_signature(trace, b)
-        first = seen.setdefault(cls(b), (b, sig))
-        if first[1] != sig:
-            return first[0], b
-    return None
-
-
-def uneven_work(followed: dict[int, list[tuple[int, int]]], run_end: Callable[[int], int],
-                interior: Callable[[int], bool]) -> tuple[int, int] | None:
-    """(fewest, most) warp instructions among the followed interior blocks when they differ by more
-    than WORK_SPREAD (loops whose trip counts depend on the block or the data); None when even."""
-    work = [sum(bin(bits).count("1") * (run_end(pc) - pc) for pc, bits in path)
-            for b, path in followed.items() if interior(b)]
-    if len(work) < 2 or min(work) <= 0:
-        return None
-    lo, hi = min(work), max(work)
-    return (lo, hi) if hi > WORK_SPREAD * lo else None
-
-
-UNEVEN_BLOCKS = 128  # blocks sampled (about) where interior blocks did different work
-
-
-def uneven_samples(grid: Dim3) -> int:
-    """Interior blocks per dimension to sample when they did different work: about UNEVEN_BLOCKS in all."""
-    dims = sum(1 for g in grid if g > 1)
-    return max(INTERIOR_SAMPLES, int(UNEVEN_BLOCKS ** (1 / max(dims, 1))) - 2)
-
 
 def load_variables(function: Any, values: dict[str, np.ndarray]) -> list[str]:
     """Write `values` into the module variables of the function's module (as cudaMemcpyToSymbol does); notes on
@@ -355,6 +219,7 @@ class Simulated:
     depends: dict = field(default_factory=dict)  # pc -> dataflow.Dependence on made-up contents
     made: dict = field(default_factory=dict)  # buffers with made-up contents -> what they hold
     issued: dict | None = None  # "ld"/"st" -> shared instructions the SASS issues (analysis.issues); None: unknown
+    follow_weights: dict = field(default_factory=dict)  # followed block -> how many blocks its path stands for
 
 
 def simulate_sampled(launch: ResolvedLaunch, all_blocks: bool = False, use_sass: bool = True) -> Simulated:
@@ -415,6 +280,10 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
         result, notes, body = simulate(launch, compiled, blocks, function=function, follow=blocks)
         follow_weights = weights
         trace = result.trace
+    heaviest: dict[int, float] = {}  # the followed blocks' weights where the heaviest block joined them
+    if blocks is None and launch.blocks > 1 and alone:
+        heaviest = _follow_heaviest(launch, compiled, result, follow_weights)
+        follow_weights = heaviest or follow_weights
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
     notes.extend(extra)
@@ -463,7 +332,35 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
     made = launch.made_up()
     depends, said = _made_up(launch, function.program.fn, made)
     notes[:0] = said
-    return Simulated(result, weights, notes, level, body, function.program, listing, depends, made, issued)
+    return Simulated(result, weights, notes, level, body, function.program, listing, depends, made, issued,
+                     heaviest)
+
+
+def _follow_heaviest(launch: ResolvedLaunch, compiled: Compiled, result: Launch,
+                     weights: dict[int, float]) -> dict[int, float]:
+    """Every block ran, but the paths of a few were followed: where the block whose longest warp ran longest is
+    not among them and ran longer than each of them, follow it too (run again alone), standing for itself, so
+    that the models see a block that outlasts the rest (the sweep's F5: one block of 20 running 1000 times
+    the others' loop was never seen). Returns the followed blocks' weights then, else {}."""
+    followed = result.stats.get("followed", {})
+    heavy, longest = result.stats.get("heaviest_block", (-1, -1))
+    if heavy < 0 or heavy in followed:
+        return {}
+    run_end = _function(launch, compiled).program.run_end
+
+    def span(path) -> int:
+        warps = max((bits.bit_length() for _, bits in path), default=0)
+        return max((sum((bits >> w & 1) * (run_end(pc) - pc) for pc, bits in path) for w in range(warps)), default=0)
+    if longest <= max((span(p) for p in followed.values()), default=0):
+        return {}
+    try:
+        again, _, _ = simulate(launch, compiled, [heavy], follow=[heavy], trace=False)
+    except Stalled:  # it waits on another block: its path is the one its spin-wait took there, not known alone
+        return {}
+    followed[heavy] = again.stats["followed"][heavy]
+    rest = sum(weights.values()) or len(followed) - 1
+    scale = (launch.blocks - 1) / rest
+    return {**{b: w * scale for b, w in (weights or dict.fromkeys(followed, 1.0)).items() if b != heavy}, heavy: 1.0}
 
 
 def _made_up(launch: ResolvedLaunch, fn, made: dict[str, str],

@@ -6,7 +6,7 @@ vector_add_single is one thread doing 2^20 iterations). Per-block work of every 
 kernel is linear in the size (a K loop, a grid-stride or block-stride loop, or constant), so
 the model simulates sizes s and 2s whose grids grow as the asked size's grid grows (so a
 grid capped at the SM count is capped in both), and extrapolates per-block counts linearly.
-Each sample is itself block-sampled as every trace model samples (pipeline.plan_blocks).
+Each sample is itself block-sampled as every trace model samples (analysis.sampling.plan_blocks).
 """
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def _sample(launch: pipeline.ResolvedLaunch, all_blocks: bool, use_sass: bool) -
                result.stats["pc_warp_instructions"], wavefronts, provenance(trace, weights).label, sim.program,
                sim.listing, result.stats.get("followed", {}),
                float(launch.entry.min_bytes(launch.size)) if launch.entry is not None else None,
-               result.stats.get("buffers", []))
+               result.stats.get("buffers", []), sim.follow_weights)
     return s, sim.body, notes
 
 

@@ -5,7 +5,7 @@ compulsory bytes (each input element read once, each output element written once
 Every entry is a `kernels.catalog.Kernel` (so `kernels.gpu` and `analysis.pipeline` take it as
 they take a catalog entry) that is *not* in the catalog: its source lives in corpus/, it is
 measured and predicted at one size (`size`, which is also its sim_size: the launch is
-simulated as asked, blocks sampled by analysis.pipeline.plan_blocks).
+simulated as asked, blocks sampled by analysis.sampling.plan_blocks).
 
     python -m corpus.manifest          # the table: pattern, launch, bytes, FLOPs
 """

@@ -217,6 +217,7 @@ class Program:
         told = 0  # warp instructions the progress line has been told of
         spins, spun, rounds, seen = self.spins, None, 0, None  # the entry going round a communicating loop, how
         # often, and its lanes' registers the last time round
+        per_warp, every = np.zeros(W, np.int64), 0  # warp instructions each warp issued: apart, and all together
         turns: set[bytes] = set()  # the waiting lanes and their registers at each yield
         waiting = None  # once threads of one block run apart (a yield within blocks): the lanes parked at a barrier
         try:
@@ -247,6 +248,7 @@ class Program:
                     self._kill(b, stack, m.mask)
                     continue
                 cnt, wc = m.count, _warps(m, W)
+                bits = None if m.full else _warp_bits(m, W)  # the warps with an active lane
                 while kinds[pc] == _NORMAL:  # straight-line code: no stack work between instructions
                     run = runs.get(pc) or self._straight(pc)
                     end, steps, k = run
@@ -256,6 +258,10 @@ class Program:
                     ti += cnt * k
                     wi += wc * k
                     ci += cost * k
+                    if bits is None:
+                        every += k
+                    else:
+                        np.add(per_warp, k, out=per_warp, where=bits)
                     for op, g, neg in steps:
                         if g is None:
                             op(b, m)
@@ -273,6 +279,10 @@ class Program:
                 ti += cnt
                 wi += wc
                 ci += cost
+                if bits is None:
+                    every += 1
+                else:
+                    np.add(per_warp, 1, out=per_warp, where=bits)
                 counts[pc] = counts.get(pc, 0) + wc
                 if watch:
                     _follow(watch, m, b.lpb, pc)
@@ -361,6 +371,10 @@ class Program:
             stats["thread_instructions"] += ti
             stats["warp_instructions"] += wi
             stats["steps"] += ci
+            longest = (per_warp + every).reshape(b.nb, W // b.nb).max(1)  # each block's longest warp
+            j = int(longest.argmax())
+            if longest[j] > stats["heaviest_block"][1]:
+                stats["heaviest_block"] = (int(b.block_ids[j]), int(longest[j]))
 
     def pc_counts(self, run_counts: dict[int, int]) -> np.ndarray:
         """(n,) int64 warp instructions executed at each pc (a guarded-off instruction still issues),
@@ -507,7 +521,7 @@ class Program:
             chk.start_launch(self.gmem, grid, block, lpb, n_run)
         stats = {"thread_instructions": 0, "warp_instructions": 0, "blocks_run": int(n_run),
                  "blocks_total": int(total), "pc_runs": {}, "max_steps": int(max_steps), "steps": 0,
-                 "yields": 0}
+                 "yields": 0, "heaviest_block": (-1, -1)}  # (block, its longest warp's warp instructions)
         follow = set() if follow_blocks is None else {int(x) for x in follow_blocks}
         followed: dict[int, list[tuple[int, int]]] = {}
         t0 = time.perf_counter()
@@ -627,6 +641,14 @@ def _follow(watch: list, m: Mask, lpb: int, pc: int) -> None:
         bits = m.mask[j * lpb:(j + 1) * lpb].reshape(-1, 32).any(1)
         if bits.any():
             path.append((pc, int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")))
+
+
+def _warp_bits(m: Mask, W: int) -> np.ndarray:
+    """(W,) bool: the warps with an active lane (kept on the mask, which runs many instructions)."""
+    bits = getattr(m, "_wbits", None)
+    if bits is None:
+        bits = m._wbits = m.mask.reshape(W, 32).any(1)
+    return bits
 
 
 def _warps(m: Mask, W: int) -> int:

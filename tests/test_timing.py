@@ -291,3 +291,17 @@ def test_a_kernel_that_reads_the_clock_is_told_the_simulator_has_none(capsys):
     said = [n for n in d["notes"] if "the kernel reads" in n]
     assert any("%clock64" in n and "no time" in n for n in said), said
     assert any("%smid" in n and "is 0 here" in n for n in said), said
+
+
+def test_a_block_that_outlasts_the_rest_sets_the_time_wherever_it_is(capsys):
+    """Every block of 20 is simulated and one runs 100,000 dependent FMAs where the others run 100 (the sweep's
+    F5): the kernel takes as long as that block, whichever block it is; as block 7 it had been predicted as if
+    it were not there (13 us where block 0 gave 225 us)."""
+    src = f"{ROOT / 'tests' / 'data' / 'outlier.cu'}::slow_block"
+
+    def time_us(slow: int) -> float:
+        return _json(capsys, src, "--grid", "20", "--block", "128", "--arg", "iters=100", "--arg", f"slow={slow}",
+                     "--arg", "out=float32[2560]")["time_us"]
+    first, inner, none = time_us(0), time_us(7), time_us(-1)
+    assert first > 10 * none
+    assert inner == pytest.approx(first, rel=0.05)

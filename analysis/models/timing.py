@@ -82,8 +82,9 @@ def rates(gpu) -> dict[str, float]:
 def representative(s: Sample) -> int:
     """The followed block that stands for the most blocks (an interior one), else the middle one."""
     blocks = sorted(s.followed)
-    if s.weights:
-        return max(blocks, key=lambda b: (s.weights.get(b, 0.0), -b))
+    weights = s.follow_weights or s.weights
+    if weights:
+        return max(blocks, key=lambda b: (weights.get(b, 0.0), -b))
     return blocks[len(blocks) // 2]
 
 
@@ -168,7 +169,8 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         if min(work) > 0 and max(work) > WORK_SPREAD * min(work):
             kinds += more
             blocks += inner
-    weights = [s.weights.get(b, 1.0) if s.weights else 1.0 for b in blocks]
+    given = s.follow_weights or s.weights
+    weights = [given.get(b, 1.0) if given else 1.0 for b in blocks]
     share = [w / sum(weights) for w in weights]
     # kinds standing for equal shares run in turn; unequal ones (blocks sampled where the work changes) as
     # often as their shares say
@@ -180,11 +182,15 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     span = {b: max(sum((bits >> w & 1) * (prog.run_end(pc) - pc) for pc, bits in s.followed[b])
                    for w in range(-(-sim.threads_per_block // 32))) for b in s.followed}
     heavy = max(span, key=lambda b: (span[b], -b))
-    if span[heavy] > LONGEST_WARP * max(span[b] for b in blocks):
-        kinds.append(kind(heavy))
-        blocks.append(heavy)
-        share.append(0.0)
-        longest = len(kinds) - 1
+    others = [span[b] for b in blocks if b != heavy]
+    if others and span[heavy] > LONGEST_WARP * max(others):
+        if heavy in blocks:  # a kind of the turn already, by its share: it is also the one that may end last
+            longest = blocks.index(heavy)
+        else:
+            kinds.append(kind(heavy))
+            blocks.append(heavy)
+            share.append(0.0)
+            longest = len(kinds) - 1
     return Prepared(s, block, kinds, traffic.memory_totals(s), blocks, share, order, longest)
 
 
