@@ -458,3 +458,27 @@ def test_an_access_across_the_device_heaps_end_is_out_of_bounds(capsys, tmp_path
     assert code == 1, err
     assert "Invalid __global__ read of size 4 bytes" in out and "edge.cu:3" in out
     assert "in the device heap, in no block malloc handed out" in out
+
+
+def test_what_the_check_found_before_a_runaway_loop_stopped_it_is_reported(capsys, tmp_path):
+    """A race in every block, and an endless loop in the last (the sweep's F12): the step limit stops the check,
+    and the race it had found is printed with a note that says where it stopped, status 1; the stop line goes
+    to stderr. Nothing found before the stop: one line, status 2, as before."""
+    src = tmp_path / "lost.cu"
+    src.write_text('extern "C" __global__ void race_then_loop(int *out, int spin) {\n'
+                   '    __shared__ int s[64];\n'
+                   '    s[threadIdx.x] = threadIdx.x;\n'
+                   '    out[threadIdx.x] = s[(threadIdx.x + 32) & 63];\n'
+                   '    if (blockIdx.x == gridDim.x - 1) { int i = 0; while (spin) { i += out[100]; if (i < -5) '
+                   'break; } out[64] = i; }\n}\n')
+    argv = [f"{src}::race_then_loop", "--grid", "4", "--block", "64", "--arg", "out=int32[128]", "--max-steps",
+            "100000"]
+    code, out, err = cli(argv + ["--arg", "spin=1"], capsys)
+    assert code == 1, err
+    assert "Race (read-after-write) on __shared__ memory between warps of one block" in out
+    assert "note: the check stopped before the launch ended (the launch passed its limit" in out
+    assert err.startswith("error: the launch passed its limit of 100,000 warp instructions") and err.count("\n") == 1
+    src.write_text(src.read_text().replace("out[threadIdx.x] = s[(threadIdx.x + 32) & 63];",
+                                           "out[threadIdx.x] = s[threadIdx.x];"))
+    code, out, err = cli(argv + ["--arg", "spin=1"], capsys)
+    assert code == 2 and out == "" and err.startswith("error: the launch passed its limit")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 
 import numpy as np
@@ -88,7 +89,26 @@ def _check(a, res) -> int:
             chk.progress = _advancing(step)
             launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False,
                        arg_names=names, max_steps=steps or MAX_STEPS)
-    except (SimulationError, TypeError, ValueError) as e:
+    except SimulationError as e:  # a runaway loop, the time limit: what the check found until then is kept
+        why = str(e).splitlines()[0]
+        chk = getattr(locals().get("f"), "checked_program", None)
+        chk = chk.checker if chk is not None else None
+        if chk is None or not chk.findings.items:
+            fail(why)
+        findings = chk.end_launch()
+        notes = list(target.notes) + chk.notes + [f"the check stopped before the launch ended ({why}); the findings "
+                                                  "above are those it made until then"]
+        stats = f"stopped after {chk.done:,} of {int(np.prod(target.grid)):,} blocks"
+        seconds = time.perf_counter() - t0
+        if a.json:
+            print(json.dumps(report.to_json(target.description, target.grid, target.block, findings, notes, seconds),
+                             indent=1, default=str))
+        else:
+            print(report.render(target.description, findings, notes, stats))
+        sys.stdout.flush()
+        print(f"error: {why}", file=sys.stderr)
+        return 1
+    except (TypeError, ValueError) as e:
         fail(str(e).splitlines()[0])
     seconds = time.perf_counter() - t0
     findings = launch.findings
