@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from cudasim.cfg import EXIT, build_cfg
 from cudasim.ptx import Function, Instruction, Operand
 from cudasim.spaces import space_of
+from cudasim.pointers import dests as _dests
+from cudasim.pointers import regs as _regs
 
 from .common import MADE_UP as NOTE
-from .pointers import dests as _dests
-from .pointers import regs as _regs
 from .present import short
 
 _EMPTY: frozenset[str] = frozenset()

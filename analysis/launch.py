@@ -27,11 +27,9 @@ from cudasim.compile import identity
 from cudasim.execute import MAX_STEPS
 from cudasim.gpus import GPU, UnknownGPU, get_gpu
 from cudasim.includes import include_dirs_of
-from cudasim.ptx import Function
 from kernels import catalog
 
 from .args import UNSIZED_LIMIT, TargetError, data_spec, made_up, make_args, module_variables, parse_dims, parse_kv
-from .pointers import address_params
 from .signature import kernel_names, parse_signature
 from .targetargs import compile_flags
 
@@ -147,11 +145,11 @@ class ResolvedLaunch:
         specs = dict(self.arg_specs)
         return [p.name for p in self.signature() if p.pointer and p.name not in specs]
 
-    def grow(self, fault: MemoryFault, fn: Function | None = None) -> str | None:
+    def grow(self, fault: MemoryFault) -> str | None:
         """Make the buffer a global access ran past the end of larger, where the user gave it neither size nor
         data (its bounds were a guess): to cover the access with headroom, and at least double, so that a run
-        that touches more and more fits after few runs. Which buffer: the pointer parameter the address is made
-        from (analysis.pointers, over the entry `fn`), else the one the access's lowest lane is in or past.
+        that touches more and more fits after few runs. Which buffer: the one the launch named (the pointer
+        parameter the address is made from, else the one the access's lowest lane is in or past: cudasim.api).
         False where the fault is not such a buffer's (a real out-of-bounds access). One line (TargetError) naming
         the buffer and how to size it where it would pass UNSIZED_LIMIT bytes. The next `arguments()` has the
         new size: simulation is deterministic, so the run that faulted can run again. Returns the buffer's name,
@@ -160,8 +158,7 @@ class ResolvedLaunch:
             return None
         params = self.signature()
         bases = {i: ptr for ptr, _, i in fault.buffers}
-        made = address_params(fn, fault.where) & set(bases) if fn is not None and fault.where else set()
-        index = made.pop() if len(made) == 1 else fault.argument
+        index = fault.argument
         if index is None or index >= len(params) or index not in bases or fault.reach <= bases[index]:
             return None
         p = params[index]

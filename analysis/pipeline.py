@@ -155,7 +155,7 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
             ran = f(*args, **{**kw, "max_steps": launch.max_steps - spent})
             break
         except MemoryFault as fault:  # past the end of a buffer whose size was a guess: larger, and again
-            grown = launch.grow(fault, f.program.fn)
+            grown = launch.grow(fault)
             if grown is None:
                 raise
             spent += getattr(fault, "steps", 0)

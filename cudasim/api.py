@@ -23,6 +23,7 @@ from .errors import LaunchError, MemoryFault
 from .execute import MAX_STEPS, Finding, Program
 from .gpus import GPU, for_arch, get_gpu
 from .memory import GlobalMemory, default_memory
+from .pointers import address_params
 from .ptx import Module, cluster_problem, parse_module
 from .trace import Trace
 
@@ -288,7 +289,7 @@ class Function:
                 tr, stats, findings = prog.launch(buf, grid3, block3, int(shared), run_blocks, trace_blocks, trace,
                                                   check, lanes_per_batch, follow_blocks, max_steps)
             except MemoryFault as fault:
-                _name_argument(fault, owners)
+                _name_argument(fault, owners, prog.fn, mem)
                 raise
             if printf:
                 echo(stats["printf"])
@@ -341,13 +342,26 @@ class Function:
         return raw
 
 
-def _name_argument(fault: MemoryFault, owners: list[tuple[int, int, int]]) -> None:
-    """Set `fault.argument` to the argument whose array a global access ran past the end of (the last array
-    starting at or below the access's lowest lane, where the access reaches beyond its end: lanes that step
-    on from one array's start may land in the next array before they land nowhere), and
-    `fault.argument_reach` to the bytes of that array, from its start, the access needs."""
+def _name_argument(fault: MemoryFault, owners: list[tuple[int, int, int]], fn, mem: GlobalMemory) -> None:
+    """Set `fault.argument` to the argument whose array a global access ran past the end of, and
+    `fault.argument_reach` to the bytes of that array, from its start, the access needs: the one parameter its
+    address is made from (cudasim.pointers), else the last array starting at or below the access's lowest lane
+    (lanes that step on from one array's start may land in the next array before they land nowhere). Where the
+    address is made from one array and landed past another, the message names the array it is made from."""
     fault.buffers = list(owners)
     if fault.space != "global" or fault.kind != "out-of-bounds" or fault.lowest is None or fault.reach is None:
+        return
+    made = address_params(fn, fault.where) & {i for _, _, i in owners} if fault.where else set()
+    i = made.pop() if len(made) == 1 else None
+    ptr, n = next(((p, m) for p, m, j in owners if j == i), (0, 0))
+    if i is not None and ptr <= fault.lowest and fault.reach > ptr + n:
+        fault.argument, fault.argument_reach = i, fault.reach - ptr
+        near = mem.find(ptr)
+        if near is not None and near is not fault.allocation:
+            fault.args = (f"{fault.where}: out-of-bounds global access at 0x{fault.address:x} ({fault.size} bytes): "
+                          f"the access reaches {fault.reach - near.end:,} bytes past the end of {near.name} "
+                          f"(0x{near.base:x}, {near.size} bytes), the array its address is made from",)
+            fault.allocation, fault.past_end = near, fault.reach - near.end
         return
     below = [(ptr, n, i) for ptr, n, i in owners if ptr <= fault.lowest]
     if below:

@@ -490,3 +490,18 @@ def test_a_trace_past_a_third_of_the_free_memory_stops_in_one_line(monkeypatch):
         f(InOut(a), np.int32(200), block=(256, 1, 1), grid=(1, 1))
     f(InOut(a), np.int32(200), block=(256, 1, 1), grid=(1, 1), trace=False)
     assert (a.reshape(200, 256) == np.arange(200)[:, None]).all()
+
+
+def test_an_access_made_from_one_array_that_lands_past_another_names_the_first():
+    """The sweep's s05: in[i] read 346 KB past the end of `in`, past `hist` too, was blamed on `hist` (the array
+    laid out before the address). The address is made from `in`: the message names it, and how far past."""
+    src = r'''extern "C" __global__ void far_read(const unsigned char *in, unsigned *hist, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) atomicAdd(&hist[in[i] & 7], 1u);
+    }'''
+    f = kernel(src, "far_read")
+    with pytest.raises(MemoryFault) as e:
+        f(In(np.zeros(2000, np.uint8)), InOut(np.zeros(4096, np.uint32)), np.int32(1 << 20), block=(128, 1, 1),
+          grid=(8192, 1), run_blocks=[200])  # a sampled block: every lane of it past both arrays
+    assert "past the end of argument 0 of far_read (uint8[2000])" in str(e.value)
+    assert "the array its address is made from" in str(e.value) and e.value.argument == 0

@@ -1,14 +1,14 @@
 """Which kernel parameters an access's address is made from, read from the PTX.
 
-A buffer the user gave no size grows when the kernel runs past its end (analysis.launch); which
-buffer that was is not always where the lanes landed: a strided read from one buffer may land past
-the next one too. The address register's definitions say it: walked back through arithmetic and
+An access past the end of a buffer is named by the buffer it was made from (cudasim.api), and a buffer
+the user gave no size grows (analysis.launch): which buffer that was is not always where the lanes
+landed, since a strided read from one buffer may land past the next one too. The address register's definitions say it: walked back through arithmetic and
 moves (not through values loaded from memory, whose address is another matter) to the `ld.param`
 of the entry's parameters they start from.
 """
 from __future__ import annotations
 
-from cudasim.ptx import Function, Instruction, Operand
+from .ptx import Function, Instruction, Operand
 
 _NO_DEST = {"st", "red", "bar", "bra", "ret", "exit", "call", "membar", "fence", "prefetch", "barrier", "trap",
             "cp", "mbarrier"}
