@@ -61,7 +61,8 @@ def data_spec(name: str, path: str) -> str:
     try:
         st = os.stat(path)
     except OSError as e:
-        raise TargetError(f"--data {name}={path}: {e.strerror or e}") from None
+        raise TargetError(f"--data {name}={path}: {e.strerror or e}; give the path of a numpy .npy file "
+                          f"(np.save(FILE.npy, array))") from None
     if not stat.S_ISREG(st.st_mode):  # a pipe or a device would be read until it ended: perhaps never
         raise TargetError(f"--data {name}={path}: not a regular file (a folder, pipe or device); give a .npy file "
                           f"saved by np.save")
@@ -69,7 +70,8 @@ def data_spec(name: str, path: str) -> str:
     try:
         raw = Path(path).read_bytes()
     except OSError as e:
-        raise TargetError(f"--data {name}={path}: {e.strerror or e}") from None
+        raise TargetError(f"--data {name}={path}: {e.strerror or e}; give the path of a numpy .npy file "
+                          f"(np.save(FILE.npy, array))") from None
     return f"{_DATA}{hashlib.sha256(raw).hexdigest()[:16]}:{Path(path).resolve()}"
 
 
@@ -95,7 +97,8 @@ def _load(p: Param, spec: str, variable: bool = False) -> np.ndarray:
         raise TargetError(f"--data {p.name}={path}: the file holds {arr.dtype}, the {what} is {p.ctype}{star} "
                           f"({np.dtype(want)}): save it with .astype(np.{np.dtype(want)})")
     if arr.size == 0:
-        raise TargetError(f"--data {p.name}={path}: the array is empty")
+        raise TargetError(f"--data {p.name}={path}: the array is empty; save one with the buffer's elements, "
+                          f"np.save(FILE.npy, array)")
     return np.ascontiguousarray(arr.reshape(-1))
 
 
@@ -139,8 +142,9 @@ def make_args(params: list[Param], specs: dict[str, str], variables: dict[str, V
     names = {p.name for p in params}
     unknown = set(specs) - names - set(variables)
     if unknown:
-        raise TargetError(f"--arg {sorted(unknown)[0]}: no such parameter; the kernel takes "
-                          + ", ".join(p.name for p in params))
+        name = sorted(unknown)[0]
+        option = "--data" if specs[name].startswith(_DATA) else "--arg"
+        raise TargetError(f"{option} {name}: no such parameter; the kernel takes " + ", ".join(p.name for p in params))
     contents: dict[str, np.ndarray] = {}
     notes: list[str] = []
     for v in variables.values():

@@ -316,7 +316,7 @@ def load_measured(path: Path, tool: str = "analysis.collect_ncu", what: str = "m
     try:
         measured = json.loads(path.read_text())
     except ValueError as e:
-        fail(f"{path}: not JSON ({e})")
+        fail(f"{path}: not JSON ({str(e)[:80]}); give the JSON file `python -m {tool}` writes on the GPU machine")
     if not isinstance(measured, dict) or not isinstance(measured.get("kernels"), dict):
         fail(f"{path}: not a file of python -m {tool.split()[0]} (no \"kernels\" table)")
     return measured

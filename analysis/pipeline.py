@@ -85,9 +85,10 @@ def _compile(source: str, kernel: str, options: tuple[str, ...], arch: str, file
         if "invalid value for --gpu-architecture" in str(e):
             raise TargetError(f"--gpu: this compiler cannot make code for {arch} (CUDA 13 dropped compute capability "
                               f"7.0 and older): choose a GPU of 7.5 or newer (cudasim/gpus.json)") from None
-        if "__nv_name_map" in str(e) and split_overload(kernel)[1] is not None:  # no overload takes those types
+        if "__nv_name_map" in str(e):  # NVRTC could not name the kernel asked for (the expression's file)
             every = compile_cuda(source, [], options=list(options), arch=arch, filename=filename)
-            raise TargetError(no_such_kernel(filename, kernel, list(every.resources))) from None
+            raise TargetError(no_such_kernel(filename, kernel, list(every.resources),
+                                             kernel_names(source, filename, include_dirs_of(options)))) from None
         raise TargetError(f"{str(e).splitlines()[0]} (compiling for {arch})") from None
     except KeyError:
         raise TargetError(no_such_kernel(filename, kernel, list(res.resources),

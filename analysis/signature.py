@@ -110,14 +110,19 @@ def _functor(p: Param, texts: list[str]) -> Param:
 
 
 def _aliased(p: Param, texts: list[str]) -> Param:
-    """`p` with its type through the texts' typedef and using aliases (`typedef float real;`: real is float)."""
+    """`p` with its type through the texts' typedef and using aliases (`typedef float real;`: real is float), and
+    an enum as its underlying integer type."""
     for _ in range(4):  # an alias of an alias
         if p.ctype in _CTYPES:
             return p
         pat = rf"\btypedef\s+([\w\s]+?)\s+{re.escape(p.ctype)}\s*;|\busing\s+{re.escape(p.ctype)}\s*=\s*([\w\s]+?)\s*;"
         m = next((m for t in texts if (m := re.search(pat, t))), None)
-        if m is None:
-            return p
+        if m is None:  # an enum passes as its underlying integer (int where it names none)
+            enum = rf"\benum\s+(?:class\s+|struct\s+)?{re.escape(p.ctype)}\s*(?::\s*([\w\s]+?))?\s*\{{"
+            e = next((e for t in texts if (e := re.search(enum, t))), None)
+            if e is None:
+                return p
+            return Param(" ".join((e.group(1) or "int").replace("const", " ").split()), p.name, p.pointer, p.default)
         p = Param(" ".join((m.group(1) or m.group(2)).replace("const", " ").split()), p.name, p.pointer, p.default)
     return p
 
@@ -252,18 +257,18 @@ _BUILTINS = {"v": "void", "b": "bool", "c": "char", "a": "signed char", "h": "un
 def demangle(name: str) -> tuple[str, str | None, list[str] | None] | None:
     """(base name, template arguments as C++ writes them or None, parameter types or None) of a mangled kernel
     name of the simple kinds a .cu file makes (`_Z5scaleILi4EEvPf` -> ('scale', '4', ['float*'])); None for a
-    name that is not mangled, or one whose mangling is past this reader (substitutions, namespaces)."""
-    nested = re.match(r"_ZN((?:\d+[A-Za-z_]\w*?)+)E", name)  # foo::bar::nk: _ZN3foo3bar2nkE...
-    if nested:
-        parts, j, body = [], 0, nested.group(1)
-        while j < len(body):
-            n = re.match(r"\d+", body[j:])
-            if n is None:
-                return None
+    name that is not mangled, or one whose mangling is past this reader (substitutions, as S1_)."""
+    closes = False  # a template in a namespace: its arguments, then the E that ends the nested name
+    if name.startswith("_ZN"):  # foo::bar::nk: _ZN3foo3bar2nkE..., foo::nk<float>: _ZN3foo2nkIfEE...
+        parts, j = [], 3
+        while (n := re.match(r"\d+", name[j:])) is not None:
             k = j + n.end()
-            parts.append(body[k:k + int(n.group())])
+            parts.append(name[k:k + int(n.group())])
             j = k + int(n.group())
-        base, i = "::".join(parts), nested.end()
+        if not parts or name[j:j + 1] not in ("E", "I"):
+            return None
+        base, closes = "::".join(parts), name[j] == "I"
+        i = j if closes else j + 1
     else:
         m = re.match(r"_Z(\d+)", name)
         if not m or len(name) < m.end() + int(m.group(1)):
@@ -301,6 +306,10 @@ def demangle(name: str) -> tuple[str, str | None, list[str] | None] | None:
                 args.append(t[0])
                 i = t[1]
         targs, i = ", ".join(args), i + 1
+        if closes:
+            if name[i:i + 1] != "E":
+                return None
+            i += 1
         t = typ(i)  # a template function's mangling names its return type first
         if t is None:
             return None

@@ -347,7 +347,12 @@ def _first_error(log: str, filename: str) -> str:
                 f"{limit:,} a block may declare statically (ptxas): smaller __shared__ arrays (a smaller tile), or "
                 f"dynamic shared memory (extern __shared__) with the opt-in for more")
     errors = [line for line in log.splitlines() if "error" in line]
-    return f"{filename}: {errors[0].strip() if errors else 'compilation failed'}"
+    if errors:
+        return f"{filename}: {errors[0].strip()}"
+    said = next((line.strip() for line in log.splitlines() if line.strip()), "")
+    return (f"{filename}: compilation failed with no error line" + (f" (the compiler said: {said[:120]})" if said else
+            " and no output") + "; see that the compiler runs (nvcc --version, $CUDASIM_NVCC), or compile the "
+            "kernels alone with NVRTC (a file of __global__ functions and their includes, no host code)")
 
 
 def _nvcc_error(log: str, filename: str) -> str:

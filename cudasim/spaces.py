@@ -52,6 +52,7 @@ class Layout:
             off += d.size
         self.static_shared = off
         self.dynamic_base = align(off, 16)
+        self.extern_shared = bool(extern)  # the kernel declares extern __shared__ arrays (the launch sizes them)
         for d in extern:
             self.shared_offsets[d.name] = self.dynamic_base
         off = 0
@@ -103,8 +104,9 @@ class Layout:
                 raise MemoryFault(f"{ins.where()} `{ins.text}`: out-of-bounds shared access at offset "
                                   f"{int(a[i])} ({size} bytes) by thread {lane % b.lpb} of block "
                                   f"{int(b.block_ids[lane // b.lpb])}: the block has {limit} bytes of shared memory"
-                                  + ("" if b.dynamic_shared else " (a launch gives extern __shared__ arrays their "
-                                                                 "bytes: --shared BYTES, the <<<..., BYTES>>> of CUDA)"))
+                                  + ("" if b.dynamic_shared or not self.extern_shared else
+                                     " (a launch gives extern __shared__ arrays their bytes: --shared BYTES, the "
+                                     "<<<..., BYTES>>> of CUDA)"))
             if len(a) and int(np.bitwise_or.reduce(a)) & (min(size, 16) - 1):
                 raise MemoryFault(f"{ins.where()} `{ins.text}`: misaligned {size}-byte shared access")
             return b.shared, shared_base(b, idx, rows) + a.view(np.int64)

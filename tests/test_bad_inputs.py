@@ -83,6 +83,12 @@ def files(tmp_path_factory) -> Path:
                              'template <typename F> __global__ void apply(float *o, F f) { o[threadIdx.x] = f(o[0]); }\n'
                              'template __global__ void apply<Square>(float *, Square);\n')
     (d / "empty.json").write_text("{}")
+    (d / "nstmpl.cu").write_text("namespace mylib {\ntemplate <typename T> __global__ void axpy(T *a, int n) {\n"
+                                 "    if (threadIdx.x < n) a[threadIdx.x] *= 2;\n}\n"
+                                 "template __global__ void axpy<float>(float *, int);\n}\n")
+    (d / "enum.cu").write_text("enum Mode { ADD, MUL };\nenum class Wide : long long { A = 1 };\n"
+                               "__global__ void op(float *a, Mode m, Wide w) {\n"
+                               "    a[threadIdx.x] = m == MUL ? 2.0f * (long long)w : 1.0f;\n}\n")
     (d / "cluster.cu").write_text('extern "C" __global__ void __cluster_dims__(2, 1, 1) cl(float *a) {\n'
                                   '    a[blockIdx.x * blockDim.x + threadIdx.x] = 1.0f;\n}\n')
     (d / "bigshared.cu").write_text('extern "C" __global__ void big(float *a) {\n'
@@ -322,7 +328,14 @@ def test_file_inputs_of_one_compile(capsys, files):
         ([ok, *launch, "--arg", "n=32", "--arg", "zz=1"], "--arg zz: no such parameter; the kernel takes a, n"),
         ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/not.npy"], "not a numpy .npy array"),
         ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/f64.npy"], "the file holds float64"),
-        ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/missing.npy"], "No such file or directory"),
+        ([ok, *launch, "--arg", "n=32", "--data", f"a={files}/missing.npy"], "No such file or directory; give the "
+                                                                            "path of a numpy .npy file"),
+        ([ok, *launch, "--arg", "n=32", "--data", f"zz={files}/f64.npy"], "--data zz: no such parameter; the kernel "
+                                                                          "takes a, n"),
+        ([f"{files}/nstmpl.cu::axpy<float>", *launch, "--arg", "n=32"], "no kernel 'axpy<float>'; found "
+                                                                        "mylib::axpy<float>"),
+        ([f"{files}/nstmpl.cu::mylib::axpy", *launch, "--arg", "n=32"], "mylib::axpy is a template: give its "
+                                                                        "arguments, as"),
         ([ok, *launch, "--arg", "n=32", "--arg", "a=float32[4]", "--data", f"a={files}/f64.npy"],
          "also given by --arg"),
         ([ok, "--grid", "1", "--block", "64", "--arg", "n=64", "--arg", "a=float32[16]"],
@@ -403,6 +416,16 @@ def test_a_library_module_run_as_a_command_says_so(capsys, monkeypatch, module):
     for command in ("analysis.coalescing", "analysis", "cudasim.check", "corpus.compare", "kernels.run", "nope.x"):
         monkeypatch.setattr(sys, "orig_argv", [sys.executable, "-m", command], raising=False)
         console.refuse_library_module()  # returns: a command, a package, or not this project's
+
+
+def test_an_enum_parameter_takes_its_number(capsys, files):
+    """An enum passes as its underlying integer (the sweep's p01: refused as 'a struct or vector')."""
+    from analysis import cli
+    need_nvrtc()
+    code = cli.main("coalescing", [f"{files}/enum.cu::op", "--grid", "1", "--block", "32", "--arg", "m=1", "--arg",
+                                   "w=3", "--arg", "a=float32[32]", "--draw", "none", "--no-cache"])
+    out = capsys.readouterr().out
+    assert code == 0 and "op grid 1x1x1 block 32x1x1" in out
 
 
 def test_a_command_started_with_standard_output_closed_says_so():

@@ -482,3 +482,18 @@ def test_what_the_check_found_before_a_runaway_loop_stopped_it_is_reported(capsy
                                            "out[threadIdx.x] = s[threadIdx.x];"))
     code, out, err = cli(argv + ["--arg", "spin=1"], capsys)
     assert code == 2 and out == "" and err.startswith("error: the launch passed its limit")
+
+
+def test_extern_shared_arrays_the_launch_gave_no_bytes_are_told_to_take_shared(capsys, tmp_path):
+    """An extern __shared__ kernel checked without --shared: its accesses are past the block's 0 dynamic bytes, and
+    the fix is the launch's size, not a bounds guard (the sweep's n022)."""
+    src = tmp_path / "dyn.cu"
+    src.write_text('extern "C" __global__ void rev(float *a) {\n    extern __shared__ float s[];\n'
+                   '    s[threadIdx.x] = a[threadIdx.x];\n    __syncthreads();\n'
+                   '    a[threadIdx.x] = s[blockDim.x - 1 - threadIdx.x];\n}\n')
+    code, out, err = cli([f"{src}::rev", "--grid", "1", "--block", "32", "--arg", "a=float32[32]"], capsys)
+    assert code == 1, err
+    assert "fix: give the launch its dynamic shared memory, --shared BYTES" in out
+    code, out, err = cli([f"{src}::rev", "--grid", "1", "--block", "32", "--arg", "a=float32[32]", "--shared", "128"],
+                         capsys)
+    assert code == 0, out

@@ -140,9 +140,11 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         link = prog.fn.linkage
         called = sorted({link.callees[pc] for pc, _ in path if pc in link.callees}) if link is not None else []
         if called:
+            fix = ("leave out the printf to time the rest" if called == ["vprintf"] else
+                   "mark the function __forceinline__ (recursion cannot be inlined) to time it")
             raise ValueError(f"warps of block {s.trace.block_coords(block)} call {', '.join(called)}, which ptxas did "
-                             "not inline: the SASS walk follows the kernel's own code only, so this kernel's time "
-                             "cannot be predicted")
+                             f"not inline: the SASS walk follows the kernel's own code only, so this kernel's time "
+                             f"cannot be predicted; {fix}")
         streams = []
         for w in range(-(-sim.threads_per_block // 32)):
             pw = [pc for pc, bits in path if bits >> w & 1]

@@ -65,8 +65,10 @@ def nearest(gmem: GlobalMemory, addr: int, size: int, off_limits: set[int] = fro
 
 
 def report_bounds(findings: Findings, kind: str, space: str, pc: int, ins, size: int, op: str, gids: np.ndarray,
-                  first: int, detail: str, allocation: dict | None = None, offset: int | None = None) -> None:
-    """One out-of-bounds or misaligned finding for `gids` (the first bad address or offset: `first`)."""
+                  first: int, detail: str, allocation: dict | None = None, offset: int | None = None,
+                  fix: str | None = None) -> None:
+    """One out-of-bounds or misaligned finding for `gids` (the first bad address or offset: `first`); `fix`
+    where the usual one (a bounds guard) is not it."""
     where = {"global": "__global__", "shared": "__shared__", "local": "__local__", "generic": "generic"}[space]
     what = {"read": "read", "write": "write", "atomic": "atomic"}.get(op, op)
 
@@ -76,7 +78,7 @@ def report_bounds(findings: Findings, kind: str, space: str, pc: int, ins, size:
             hint = f"keep {size}-byte accesses at addresses that are multiples of {alignment(size)}"
         else:
             msg = f"invalid {where} {what} of {size} bytes at {_addr(space, first)}: {detail}"
-            hint = "check the index against the size before the access (a bounds guard), or size the buffer up"
+            hint = fix or "check the index against the size before the access (a bounds guard), or size the buffer up"
         return Finding(kind, msg, Side(pc, str(ins.file), ins.line, ins.text, what), space=space, size=size,
                        allocation=allocation, offset=offset, address=int(first) if space in ("global", "generic")
                        else signed(int(first)), hint=hint)

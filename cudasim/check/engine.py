@@ -295,8 +295,13 @@ class Checker:
                                   f"memory" if kind == "out-of-bounds" and first < (1 << 62) else
                                   f"before the start of the block's {limit} bytes of shared memory (a negative index)"
                                   if kind == "out-of-bounds" else f"the offset must be a multiple of {alignment(size)}")
+                        unsized = (kind == "out-of-bounds" and not b.dynamic_shared and L.extern_shared
+                                   and L.static_shared <= first < (1 << 62))  # into extern arrays the launch gave 0
                         report_bounds(self.findings, kind, "shared", pc, ins, size, op, gid[idx[s]], first, detail,
-                                      {"name": "shared memory of the block", "base": 0, "size": limit}, signed(first))
+                                      {"name": "shared memory of the block", "base": 0, "size": limit}, signed(first),
+                                      "give the launch its dynamic shared memory, --shared BYTES (the <<<..., BYTES>>> "
+                                      "of CUDA): extern __shared__ arrays get only the bytes a launch gives them"
+                                      if unsized else None)
                 flat = flat.copy()
                 flat[bad | mis] = self.shared_sink
                 keep = ~(bad | mis)
