@@ -296,7 +296,7 @@ def parse_kv(items: list[str], what: str) -> dict[str, str]:
         k, v = it.split("=", 1)
         if not k.strip():
             raise TargetError(f"{what} {it!r}: a NAME before '=' (NAME=VALUE)")
-        if k.strip() in out and what != "--define":  # a later --define overrides, as the compiler's -D does
+        if k.strip() in out and (what != "--define" or out[k.strip()] != v.strip()):  # the compiler would warn
             raise TargetError(f"{what} {k.strip()}: given twice ({k.strip()}={out[k.strip()]} and "
                               f"{k.strip()}={v.strip()}); give it once")
         out[k.strip()] = v.strip()

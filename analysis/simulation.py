@@ -74,6 +74,10 @@ def simulation(launch: pipeline.ResolvedLaunch, defines: dict[str, str] | None =
         sample, body, n = _sample(one, all_blocks, use_sass)
         samples.append(sample)
         notes += [x for x in n if x not in notes]
+    if all_blocks and sizes != [launch.size]:
+        notes.append(f"--all-blocks: every block ran at the sizes simulated ({' and '.join(map(str, sizes))}); the "
+                     f"asked size {launch.size} is scaled from them, as without --all-blocks (the timing model "
+                     f"simulates a catalog kernel at smaller sizes; `--grid/--block` on its file simulate any launch)")
     occ_model = registry.get("occupancy")
     occ = pipeline.launch_result(occ_model, launch)["occupancy"]
     res = pipeline.compile_launch(launch).resources

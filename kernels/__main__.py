@@ -14,12 +14,12 @@ from . import catalog
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="python -m kernels", description=__doc__)
-    p.add_argument("--json", action="store_true", help="the catalog as JSON")
+    p.add_argument("--json", action="store_true", help="the catalog (or, with --check, the compiles) as JSON")
     p.add_argument("--check", action="store_true",
                    help=f"compile every kernel to PTX for {get_gpu().arch} (the default GPU row) with NVRTC")
     a = p.parse_args(argv)
     if a.check:
-        return check()
+        return check(a.json)
     rows = []
     sms = get_gpu().sms  # the default row (H100-SXM), which the JSON key below names
     for k in catalog.KERNELS:
@@ -47,21 +47,25 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def check() -> int:
+def check(as_json: bool = False) -> int:
     from cudasim import CompileError, compile_cuda
 
     arch = get_gpu().arch
-    bad = 0
+    rows = []
     for k in catalog.KERNELS:
         try:
             res = compile_cuda(catalog.source(k), options=catalog.options(k), arch=arch, filename=str(k.path))
             r = res.resources[res.entry(k.entry)]
-            print(f"{k.name:28s} {arch}  {r.registers:4d} registers/thread  {r.shared_bytes:6d} B static shared  "
-                  f"{r.spill_stores} B spilled")
+            rows.append({"name": k.name, "arch": arch, "ok": True, "registers": r.registers,
+                         "static_shared_bytes": r.shared_bytes, "spill_store_bytes": r.spill_stores})
         except (CompileError, KeyError) as e:
-            bad += 1
-            print(f"{k.name:28s} FAILED: {str(e).splitlines()[0]}")
-    return 1 if bad else 0
+            rows.append({"name": k.name, "arch": arch, "ok": False, "error": str(e).splitlines()[0]})
+    if as_json:
+        print(json.dumps(rows, indent=1))
+    for r in rows if not as_json else ():
+        print(f"{r['name']:28s} {arch}  {r['registers']:4d} registers/thread  {r['static_shared_bytes']:6d} B static "
+              f"shared  {r['spill_store_bytes']} B spilled" if r["ok"] else f"{r['name']:28s} FAILED: {r['error']}")
+    return 0 if all(r["ok"] for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -103,6 +103,7 @@ def files(tmp_path_factory) -> Path:
     (d / "headers").mkdir()
     (d / "not.npy").write_text("not numpy\n")
     np.save(d / "f64.npy", np.zeros(8))
+    np.save(d / "f32.npy", np.zeros(64, np.float32))
     (d / "plain.json").write_text("{}")
     (d / "broken.json").write_text("{ nope")
     return d
@@ -180,6 +181,7 @@ NO_COMPILE = [
     ("analysis.coalescing", ["transpose_tiled", "--draw", "svg"], "give the folder with --svg DIR"),
     ("analysis.banks", ["transpose_tiled", "--svg", "{d}/pics", "--json"], "JSON output has no pictures"),
     ("analysis.coalescing", ["transpose_tiled", "--json", "--draw", "mermaid"], "--draw mermaid: JSON output has no"),
+    ("analysis.banks", ["transpose_tiled", "--define", "TILE=32", "--define", "TILE=16"], "--define TILE: given twice"),
     ("analysis.occupancy", ["{d}/cluster.cu::cl", "--grid", "3", "--block", "32"], "not a whole number of the kernel's "
      "clusters of (2, 1, 1) blocks"),
     ("cudasim.check", ["{d}/cluster.cu::cl", "--grid", "3", "--block", "32"], "give a grid that is a multiple of"),
@@ -375,6 +377,12 @@ def test_file_inputs_of_one_compile(capsys, files):
                     "the driver would not launch this: 300 registers per thread > 255")
     assert_one_line(*run_in_process(capsys, "cudasim.check", ok, *launch, "--arg", "n=32", "--uninit", "zz"),
                     "--uninit zz: the kernel has no parameter of that name")
+    assert_one_line(*run_in_process(capsys, "cudasim.check", ok, *launch, "--arg", "n=32", "--uninit", "a",
+                                    "--uninit", "a"), "--uninit a given twice")
+    assert_one_line(*run_in_process(capsys, "cudasim.check", ok, *launch, "--arg", "n=32", "--uninit", "a",
+                                    "--data", f"a={files}/f32.npy"), "--uninit a and --data a=...: a buffer the host")
+    code, out, err = run_in_process(capsys, "kernels", "--check", "--json")
+    assert code == 0 and json.loads(out)[0]["ok"] is True
 
 
 def test_runaway_and_unbounded_launches_stop_in_one_line(capsys, files):

@@ -64,6 +64,14 @@ def _check(a, res) -> int:
     except (CompileError, SimulationError) as e:  # the run that sizes unsized buffers may stop too
         fail(str(e).splitlines()[0])
     names = [n for n, _ in target.args]
+    twice = sorted({n for n in a.uninit if a.uninit.count(n) > 1})
+    if twice:
+        fail(f"--uninit {twice[0]} given twice; give it once")
+    given = {d.split("=", 1)[0] for d in getattr(a, "data", [])}
+    both = [n for n in a.uninit if n in given]
+    if both:
+        fail(f"--uninit {both[0]} and --data {both[0]}=...: a buffer the host copied data into is not uninitialized; "
+             f"give one of them")
     unknown = [n for n in a.uninit if n not in names]
     if unknown:
         fail(f"--uninit {unknown[0]}: the kernel has no parameter of that name; it takes {', '.join(names)}")
