@@ -198,14 +198,14 @@ def mark(dep: Dependence, made: dict[str, str]) -> str:
     """What a marked row's counts rest on, in words: which made-up contents give its addresses and decide
     whether it runs, and how to give the real ones."""
     if dep.address == dep.control:
-        what = f"{_names(dep.address, made)} give its addresses and decide whether it runs"
+        what = f"{_names(dep.address, made)} may give its addresses and decide whether it runs"
     elif dep.address and dep.control:
-        what = (f"its addresses come from {_names(dep.address, made)}; whether it runs, from "
+        what = (f"its addresses may come from {_names(dep.address, made)}; whether it runs, from "
                 f"{_names(dep.control, made)}")
     elif dep.address:
-        what = f"its addresses come from {_names(dep.address, made)}"
+        what = f"its addresses may come from {_names(dep.address, made)}"
     else:
-        what = f"{_names(dep.control, made)} decide whether it runs"
+        what = f"{_names(dep.control, made)} may decide whether it runs"
     flags = " ".join(f"--data {n}=FILE.npy" for n in sorted(dep.address | dep.control))
     return f"{NOTE}{what}; the counts are what those contents do ({flags} for yours)"
 
@@ -230,8 +230,9 @@ def summary(depends: dict[int, Dependence], body: list[Instruction], made: dict[
             continue
         what = [f"the addresses at {addr}" if addr else "", f"whether {runs} run{'s' if ',' not in runs else ''} "
                 f"(branches at {branch or 'predicated instructions'})" if runs else ""]
-        out.append(f"{NOTE}{name} holds {made[name]} (no --data), and they decide {' and '.join(w for w in what if w)}"
-                   f": {said} is what {made[name]} do, not your data "
+        out.append(f"{NOTE}{name} holds {made[name]} (no --data), and they may decide "
+                   f"{' and '.join(w for w in what if w)} (read from the PTX; a flow through shared or local memory is "
+                   f"taken to reach every later load of that memory): {said} is what {made[name]} do, not your data "
                    f"(--data {name}=FILE.npy gives yours)")
     quiet = sorted(set(made) - {n for d in depends.values() for n in (d.address | d.control)})
     if quiet:
