@@ -497,3 +497,39 @@ def test_extern_shared_arrays_the_launch_gave_no_bytes_are_told_to_take_shared(c
     code, out, err = cli([f"{src}::rev", "--grid", "1", "--block", "32", "--arg", "a=float32[32]", "--shared", "128"],
                          capsys)
     assert code == 0, out
+
+
+HANDOFF_CU = r'''
+extern "C" __global__ void handoff(const float *in, float *out) {
+    __shared__ float data[32];
+    __shared__ int flag;
+    if (threadIdx.x == 0) flag = 0;
+    __syncthreads();
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (warp == 1) {                                  // the consumer warp
+        while (atomicAdd(&flag, 0) == 0) { }
+        __threadfence_block();
+        out[blockIdx.x * 32 + lane] = data[lane] * 2.0f;
+    } else if (warp == 0) {                           // the producer warp
+        data[lane] = in[blockIdx.x * 32 + lane] + 1.0f;
+        __threadfence_block();
+        SYNC
+        if (lane == 0) atomicExch(&flag, 1);
+    }
+}
+'''
+
+
+def test_a_handoff_between_warps_through_a_shared_atomic_flag_is_ordered(capsys, tmp_path):
+    """A producer warp fences and sets an atomic flag its block's consumer warp waits on (the sweep's F6): the
+    data is ordered, no race; without the producer's __syncwarp, lanes 1-31's writes are not, and that is the
+    race. The fix a race between warps gives names this handoff where only some warps run the code."""
+    argv = ["--grid", "4", "--block", "64", "--arg", "in=float32[128]", "--arg", "out=float32[128]"]
+    for sync, want in (("__syncwarp();", 0), ("", 1)):
+        src = tmp_path / f"handoff{want}.cu"
+        src.write_text(HANDOFF_CU.replace("SYNC", sync))
+        code, out, err = cli([f"{src}::handoff", *argv], capsys)
+        assert code == want, out
+        if want:
+            assert "Race (read-after-write) on __shared__ memory between warps of one block" in out
+            assert "then a flag set with an atomic, which the reader waits on" in out

@@ -383,7 +383,7 @@ class Checker:
             self._sync_through_memory(mem, lanes, flat, op, acq, rel, now)
 
     def _sync_through_memory(self, mem: int, lanes, flat, op: str, acq: bool, rel: bool, now: int) -> None:
-        """Release (a strong write after a fence, or a release write) and acquire (a strong read)."""
+        """Release (a strong write after a fence, or a release write) and acquire (a strong read, an atomic)."""
         clocks, vis = self.clocks, self.vis
         if op != "read":
             ft = clocks.fence_t[lanes]
@@ -394,7 +394,7 @@ class Checker:
                 full = int(clocks.full_t[lane // 32])
                 ws = full if clocks.sync_t[lane] >= full > NEVER else NEVER
                 vis.release((mem, int(flat[j]) >> 2), g, now if rel else int(ft[j]), int(clocks.bar_t[lane]), ws)
-        if (acq or op == "read") and vis.active:
+        if (acq or op != "write") and vis.active:  # a strong read, or an atomic's read of the flag
             for j, w in enumerate((flat >> 2).tolist()):
                 if (mem, w) in vis.flags:
                     vis.acquire((mem, w), int(clocks.gid[int(lanes[j])]))

@@ -38,7 +38,10 @@ HEAP_FIX = ("the words are in blocks malloc returned: where each thread has a bl
             "past its end writes the next one's, so keep each index below the size malloc was asked for; where "
             "threads share a block, order their accesses (__syncwarp(), __syncthreads())")
 FIX = {WARP: "put __syncwarp() between the write and the read (or exchange the values with __shfl_sync)",
-       BLOCK: "put __syncthreads() between the write and the read, reached by the whole block",
+       BLOCK: "put __syncthreads() between the write and the read, reached by the whole block; where only some "
+              "warps run that code (a producer and a consumer warp), hand the data over instead: the writer's "
+              "__threadfence_block() then a flag set with an atomic, which the reader waits on with an atomic "
+              "or acquire load (cuda::atomic_ref), not a volatile one",
        GRID: "give each block its own part of the output, use atomics, or hand the data over with "
              "__threadfence() and a flag (or a second kernel launch)"}
 
