@@ -30,6 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
+from cudasim import progress
 from cudasim.console import Parser, fail
 
 LINE_SHIFT = 7
@@ -218,7 +219,7 @@ def fit(figures: dict, rounds: int = 8000, seed: int = 0) -> tuple[Units, float]
         raise ValueError("too few atomic_patterns figures to fit (run python -m kernels.microbench --only atomic_patterns)")
     rng = np.random.default_rng(seed)
     best: tuple[float, Units] | None = None
-    for chunk in FIT_CHUNKS:
+    for chunk in progress.track(FIT_CHUNKS, "fitting the L2 atomic units", unit="chunk sizes"):
         loads = [(_loads(r, chunk), m) for _, r, m in cases]
 
         def err(p: np.ndarray) -> float:

@@ -426,7 +426,9 @@ def analyze(sim: Simulation) -> dict:
     dram = run["dram_read"] + run["dram_write"]
     waits = {k: v / (used * cycles) * 100 for k, v in sorted(idle.items(), key=lambda kv: -kv[1])} if cycles else {}
     return {"target": sim.target, "gpu": sim.gpu.key, "provenance": how, "size": sim.size, "blocks": blocks,
-            DURATION.name: total_us * 1e3, "time_us": total_us, "body_us": body_us, "launch_us": launch_us,
+            DURATION.name: total_us * 1e3, "units": {DURATION.name: DURATION.unit, "time_us": "us", "body_us": "us",
+                                                       "launch_us": "us", "resources.time_us": "us"},
+            "time_us": total_us, "body_us": body_us, "launch_us": launch_us,
             "limiter": limiter, "resources": resources, "counts": counts,
             "stalls_pct": waits,
             "waves": {"blocks_per_sm": resident, "busiest_sm_blocks": busiest, "active_sms": active,
