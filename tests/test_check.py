@@ -533,3 +533,18 @@ def test_a_handoff_between_warps_through_a_shared_atomic_flag_is_ordered(capsys,
         if want:
             assert "Race (read-after-write) on __shared__ memory between warps of one block" in out
             assert "then a flag set with an atomic, which the reader waits on" in out
+
+
+def test_a_warp_sync_whose_mask_names_lanes_that_returned_is_reported(capsys, tmp_path):
+    """Lanes 16-31 return before a __syncwarp(0xffffffff) the others call (the sweep's e23): they can never
+    arrive, which CUDA leaves undefined; named lanes that are live but elsewhere were already reported."""
+    src = tmp_path / "sw.cu"
+    src.write_text('extern "C" __global__ void half_gone(int *out) {\n    __shared__ int s[32];\n'
+                   '    int lane = threadIdx.x & 31;\n    if (lane >= 16) { out[lane] = -lane; return; }\n'
+                   '    s[lane] = lane;\n    __syncwarp(0xffffffff);\n    out[lane] = s[15 - lane];\n}\n')
+    code, out, err = cli([f"{src}::half_gone", "--grid", "1", "--block", "32", "--arg", "out=int32[32]"], capsys)
+    assert code == 1, err
+    assert "names lanes 16-31 of the warp, which have exited (returned)" in out
+    src.write_text(src.read_text().replace("__syncwarp(0xffffffff)", "__syncwarp(0x0000ffff)"))
+    code, out, err = cli([f"{src}::half_gone", "--grid", "1", "--block", "32", "--arg", "out=int32[32]"], capsys)
+    assert code == 0, out

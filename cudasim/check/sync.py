@@ -179,6 +179,17 @@ def wrap_warp(op, ins, pc: int, chk: "Checker", ctx):
         A, M = act.reshape(-1, 32), mv.reshape(-1, 32)
         any_act = A.any(1)
         hi = np.where(A, M, -1).max(1)
+        gone = np.where(any_act, hi & bits(b.valid & ~live) & FULL, 0)  # named lanes that have exited
+        if gone.any():
+            w = int(np.flatnonzero(gone)[0])
+            g0, m0 = int(gone[w]), int(hi[w])
+            callers = idx[(idx // 32 == w)]
+            chk.findings.add(("warp-sync", site(ins, pc), "exited"), lambda: Finding(
+                "warp-sync", f"{name} with mask 0x{m0:08x} names lanes {lanes_text(g0)} of the warp, which have "
+                f"exited (returned): the result is undefined (they can never arrive)",
+                Side(pc, str(ins.file), ins.line, ins.text, "warp-sync"),
+                hint="name only the lanes that reach this call: __activemask() before the early return, or "
+                     "__ballot_sync of the condition"), chk.clocks.gid[callers])
         uniform = hi == np.where(A, M, 1 << 40).min(1)
         missing_w = np.where(any_act, hi & liveb & ~actb & FULL, 0)
         todo = np.flatnonzero(any_act & (~uniform | (missing_w != 0) | bool(chk.pending)))
