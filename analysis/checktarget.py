@@ -27,9 +27,10 @@ def resolve(a: argparse.Namespace) -> Target:
     try:
         launch = pipeline.resolve(a)
         compiled = pipeline.compile_launch(launch)
-        pipeline.size_unsized(launch)  # every block runs checked: buffers given no size first grow to what they touch
+        stopped = pipeline.size_unsized(launch)  # every block runs checked: unsized buffers first grow to what
+        # they touch; where that run stops (a runaway loop), the check runs into the same stop, with its findings
         args, notes = launch.arguments()
-        notes = pipeline.check_notes(launch) + notes
+        notes = pipeline.check_notes(launch) + notes + ([stopped] if stopped else [])
         try:
             names = [p.name for p in launch.signature()]
         except AnalysisTargetError:

@@ -32,6 +32,9 @@ def main(name: str, argv: list[str] | None = None, prog: str | None = None) -> i
     a = p.parse_args(argv)
     if problem := check_draw(a):
         fail(problem)
+    if model.needs == "launch" and a.all_blocks:
+        fail(f"--all-blocks: analysis.{name} is a static model that simulates no block; leave it out (the trace "
+             f"models and analysis.timing take it)")
     t0 = time.perf_counter()
     try:
         launch = pipeline.resolve(a, model.catalog_size)

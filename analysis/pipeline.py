@@ -188,22 +188,24 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
     return ran, notes, f.program.fn.body
 
 
-def size_unsized(launch: ResolvedLaunch) -> None:
+def size_unsized(launch: ResolvedLaunch) -> str | None:
     """Grow the buffers the user left unsized to what every block touches, by one plain run of the whole grid
     (no trace, no checks), for a consumer that runs every block and cannot grow them itself (cudasim.check
     reports an access past an end instead of stopping). A run that stops for another reason (a real
-    out-of-bounds access) leaves the sizes as far as it got: that consumer reports it. A runaway loop is
-    reported here (Runaway)."""
+    out-of-bounds access, a runaway loop) leaves the sizes as far as it got: that consumer reports it, with
+    what it found before (a note here says the sizes stopped growing)."""
     if not launch.unsized():
-        return
+        return None
     with progress.task(f"sizing {', '.join(launch.unsized())} (given no size)", None,
                        "a run of every block: warp instructions", pulsed=True):
         try:
             simulate(launch, compile_launch(launch), None, trace=False)
-        except Runaway:
-            raise  # the checked run of the same data would spend the limit again before it said so
+        except Runaway as stop:
+            return (f"{', '.join(launch.unsized())} (given no size) grew only as far as a plain run reached before it "
+                    f"stopped ({str(stop).splitlines()[0][:160]}...)")
         except (MemoryFault, SimulationError):
             pass
+    return None
 
 
 @dataclass

@@ -182,6 +182,7 @@ NO_COMPILE = [
     ("analysis.banks", ["transpose_tiled", "--svg", "{d}/pics", "--json"], "JSON output has no pictures"),
     ("analysis.coalescing", ["transpose_tiled", "--json", "--draw", "mermaid"], "--draw mermaid: JSON output has no"),
     ("analysis.banks", ["transpose_tiled", "--define", "TILE=32", "--define", "TILE=16"], "--define TILE: given twice"),
+    ("analysis.occupancy", ["transpose_tiled", "--all-blocks"], "--all-blocks: analysis.occupancy is a static model"),
     ("analysis.occupancy", ["{d}/cluster.cu::cl", "--grid", "3", "--block", "32"], "not a whole number of the kernel's "
      "clusters of (2, 1, 1) blocks"),
     ("cudasim.check", ["{d}/cluster.cu::cl", "--grid", "3", "--block", "32"], "give a grid that is a multiple of"),

@@ -477,6 +477,10 @@ def test_what_the_check_found_before_a_runaway_loop_stopped_it_is_reported(capsy
     assert code == 1, err
     assert "Race (read-after-write) on __shared__ memory between warps of one block" in out
     assert "note: the check stopped before the launch ended (the launch passed its limit" in out
+    unsized = argv[:5] + argv[7:]  # out given no size: the run that sizes it stops first, and the check goes on
+    code, out, err = cli(unsized + ["--arg", "spin=1"], capsys)
+    assert code == 1 and "Race (read-after-write) on __shared__ memory" in out, err
+    assert "out (given no size) grew only as far as a plain run reached before it stopped" in out
     assert err.startswith("error: the launch passed its limit of 100,000 warp instructions") and err.count("\n") == 1
     src.write_text(src.read_text().replace("out[threadIdx.x] = s[(threadIdx.x + 32) & 63];",
                                            "out[threadIdx.x] = s[threadIdx.x];"))

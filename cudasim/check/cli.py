@@ -106,7 +106,9 @@ def _check(a, res) -> int:
         findings = chk.end_launch()
         notes = list(target.notes) + chk.notes + [f"the check stopped before the launch ended ({why}); the findings "
                                                   "above are those it made until then"]
-        stats = f"stopped after {chk.done:,} of {int(np.prod(target.grid)):,} blocks"
+        total = int(np.prod(target.grid))
+        stats = (f"stopped after {chk.done:,} of {total:,} blocks had ended" if chk.done else
+                 f"stopped before any of its {total:,} blocks had ended (they run together, in batches)")
         seconds = time.perf_counter() - t0
         if a.json:
             print(json.dumps(report.to_json(target.description, target.grid, target.block, findings, notes, seconds),
