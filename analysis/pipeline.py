@@ -171,10 +171,12 @@ def simulate(launch: ResolvedLaunch, compiled: Compiled, blocks: list[int] | Non
         except Runaway as stop:
             if grown is None:
                 raise
-            raise Runaway(f"the runs that grew {grown} (given no size) to what the kernel reads passed the limit of "
+            err = Runaway(f"the runs that grew {grown} (given no size) to what the kernel reads passed the limit of "
                           f"{launch.max_steps:,} warp instructions together, and it reads on: an endless loop, or "
                           f"one that data (given or made up) sends far? {stop.at}; give {grown} its size (--arg) or "
-                          f"contents (--data), or a higher --max-steps", at=stop.at) from None
+                          f"contents (--data), or a higher --max-steps", at=stop.at)
+            err.grew = grown  # the buffer's growth is the runaway's story: nothing is gained by running again
+            raise err from None
     notes = notes + partly
     if ran.stats["yields"]:
         notes.append(f"blocks waited for others in spin-waits, so the simulator ran those first ({ran.stats['yields']:,} "
@@ -193,7 +195,8 @@ def size_unsized(launch: ResolvedLaunch) -> str | None:
     (no trace, no checks), for a consumer that runs every block and cannot grow them itself (cudasim.check
     reports an access past an end instead of stopping). A run that stops for another reason (a real
     out-of-bounds access, a runaway loop) leaves the sizes as far as it got: that consumer reports it, with
-    what it found before (a note here says the sizes stopped growing)."""
+    what it found before (the note returned says the sizes stopped growing). Runs that grew a buffer until
+    the step limit stop here (Runaway): the buffer's growth is the story."""
     if not launch.unsized():
         return None
     with progress.task(f"sizing {', '.join(launch.unsized())} (given no size)", None,
@@ -201,6 +204,8 @@ def size_unsized(launch: ResolvedLaunch) -> str | None:
         try:
             simulate(launch, compile_launch(launch), None, trace=False)
         except Runaway as stop:
+            if getattr(stop, "grew", None):
+                raise
             return (f"{', '.join(launch.unsized())} (given no size) grew only as far as a plain run reached before it "
                     f"stopped ({str(stop).splitlines()[0][:160]}...)")
         except (MemoryFault, SimulationError):
