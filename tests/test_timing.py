@@ -305,3 +305,14 @@ def test_a_block_that_outlasts_the_rest_sets_the_time_wherever_it_is(capsys):
     first, inner, none = time_us(0), time_us(7), time_us(-1)
     assert first > 10 * none
     assert inner == pytest.approx(first, rel=0.05)
+
+
+def test_the_counts_hold_the_block_that_outlasts_the_rest(capsys):
+    """Its SASS counts are its share of the grid, itself (the re-test of F5: `global 880` SASS instructions beside
+    4,760 load requests, the slow block's loads left out), wherever it is."""
+    src = f"{ROOT / 'tests' / 'data' / 'outlier.cu'}::slow_loads"
+    for slow in (0, 7):
+        c = _json(capsys, src, "--grid", "20", "--block", "128", "--arg", "iters=10", "--arg", f"slow={slow}",
+                  "--arg", "in=float32[4096]", "--arg", "out=float32[2560]")["counts"]
+        assert c["global_load_requests"] == 19 * 10 * 4 + 1000 * 4
+        assert c["global_warp_instructions"] == pytest.approx(c["global_load_requests"] + c["global_store_requests"])

@@ -103,7 +103,7 @@ class Prepared:
     blocks: list  # the block each kind is
     share: list = field(default_factory=lambda: [1.0])  # the share of the grid's blocks each kind stands for
     order: list = field(default_factory=lambda: [0])  # the kind of each block the SM starts, in turn
-    longest: int | None = None  # the kind (last, share 0) of a block whose longest warp outlasts the others'
+    longest: int | None = None  # the kind of a block whose longest warp outlasts the others' (its share: itself)
 
     def per_block(self, f) -> float:
         """The mean of f(streams, accesses) over the grid's blocks, each kind by its share."""
@@ -186,12 +186,16 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     heavy = max(span, key=lambda b: (span[b], -b))
     others = [span[b] for b in blocks if b != heavy]
     if others and span[heavy] > LONGEST_WARP * max(others):
-        if heavy in blocks:  # a kind of the turn already, by its share: it is also the one that may end last
+        # its share of the grid is the blocks it stands for (itself, where every block ran), the rest the others'
+        mine = min(1.0, (given.get(heavy, 1.0) if given else 1.0) / s.blocks_total)
+        if heavy in blocks:  # a kind of the turn already: it is also the one that may end last
             longest = blocks.index(heavy)
+            rest = sum(x for i, x in enumerate(share) if i != longest)
+            share = [mine if i == longest else x * (1.0 - mine) / rest for i, x in enumerate(share)]
         else:
             kinds.append(kind(heavy))
             blocks.append(heavy)
-            share.append(0.0)
+            share = [x * (1.0 - mine) for x in share] + [mine]
             longest = len(kinds) - 1
     return Prepared(s, block, kinds, traffic.memory_totals(s), blocks, share, order, longest)
 
