@@ -36,6 +36,11 @@ def fail(msg: str) -> NoReturn:
     raise SystemExit(UNUSABLE)
 
 
+WORKERS = {  # scripts the project runs by path, in a process of their own; `python -m` of them is a mistake
+    "cudasim.nvrtc_worker": "cudasim.nvrtc_worker is cudasim.compile's worker, not a command: it reads one JSON "
+                            "compile request on stdin; compile with `python -m analysis.occupancy FILE.cu::KERNEL`"}
+
+
 def refuse_library_module() -> None:
     """`python -m` given a module of this project that is no command (it has no `__main__` guard) would print
     nothing and exit 0: one line instead."""
@@ -43,6 +48,8 @@ def refuse_library_module() -> None:
     if "-m" not in argv[:-1]:
         return
     name = argv[argv.index("-m") + 1]
+    if name in WORKERS:
+        fail(WORKERS[name])
     path = Path(__file__).resolve().parent.parent.joinpath(*name.split("."))
     source = path.with_suffix(".py")
     if path.is_dir() or not source.is_file() or '__name__ == "__main__"' in source.read_text(errors="replace"):

@@ -59,13 +59,4 @@ def compile_request(req: dict) -> dict:
 
 
 if __name__ == "__main__":
-    try:
-        request = None if sys.stdin.isatty() else json.loads(sys.stdin.buffer.read())
-    except ValueError:
-        request = None
-    if not isinstance(request, dict) or not {"lib", "source", "options"} <= request.keys():
-        print("error: cudasim.nvrtc_worker is cudasim.compile's worker, not a command: it reads one JSON compile "
-              "request on stdin (see its docstring); compile with `python -m analysis.occupancy FILE.cu::KERNEL`",
-              file=sys.stderr)
-        sys.exit(2)
-    sys.stdout.write(json.dumps(compile_request(request)))
+    sys.stdout.write(json.dumps(compile_request(json.loads(sys.stdin.buffer.read()))))
