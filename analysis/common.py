@@ -114,6 +114,13 @@ MADE_UP = "made-up data: "  # how the notes on made-up buffer contents begin (an
 WORK_SPREAD = 1.25  # sampled interior blocks whose warp instructions differ more than this did uneven work
 
 
+def longest_warp(path: list[tuple[int, int]], run_end: Callable[[int], int]) -> int:
+    """The PTX instructions the longest-running warp of a followed block executed: `path` is the block's
+    [(pc of a run or control instruction, bit mask of the warps entering it)] (cudasim's stats["followed"])."""
+    warps = max((bits.bit_length() for _, bits in path), default=0)
+    return max((sum((bits >> w & 1) * (run_end(pc) - pc) for pc, bits in path) for w in range(warps)), default=0)
+
+
 def interior(trace: Trace, block: int) -> bool:
     """Whether a block is inside the grid along every dimension longer than two (edges do bounds checks)."""
     return all(0 < c < n - 1 for c, n in zip(trace.block_coords(block), trace.grid) if n > 2)

@@ -41,7 +41,7 @@ from cudasim.operands import untimed_reads
 from . import dataflow, issues, registry, sass
 from .args import TargetError
 from .signature import kernel_names, no_such_kernel
-from .common import Model, interior, provenance
+from .common import Model, interior, longest_warp, provenance
 from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name, resolve, resolve_catalog,  # noqa: F401
                      resolve_file)
 from .targetargs import add_compile_args, add_launch_args, add_target_args, compile_flags, target_command  # noqa: F401
@@ -290,7 +290,7 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
         trace = result.trace
     heaviest: dict[int, float] = {}  # the followed blocks' weights where the heaviest block joined them
     if blocks is None and launch.blocks > 1 and alone:
-        heaviest = _follow_heaviest(launch, compiled, result, follow_weights)
+        heaviest = _follow_heaviest(launch, compiled, result, follow_weights, function.program.run_end)
         follow_weights = heaviest or follow_weights
     if blocks is not None and trace.traced_blocks is None:
         trace.traced_blocks = list(blocks)
@@ -344,8 +344,8 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
                      heaviest)
 
 
-def _follow_heaviest(launch: ResolvedLaunch, compiled: Compiled, result: Launch,
-                     weights: dict[int, float]) -> dict[int, float]:
+def _follow_heaviest(launch: ResolvedLaunch, compiled: Compiled, result: Launch, weights: dict[int, float],
+                     run_end: Callable[[int], int]) -> dict[int, float]:
     """Every block ran, but the paths of a few were followed: where the block whose longest warp ran longest is
     not among them and ran longer than each of them, follow it too (run again alone), standing for itself, so
     that the models see a block that outlasts the rest (the sweep's F5: one block of 20 running 1000 times
@@ -354,12 +354,7 @@ def _follow_heaviest(launch: ResolvedLaunch, compiled: Compiled, result: Launch,
     heavy, longest = result.stats.get("heaviest_block", (-1, -1))
     if heavy < 0 or heavy in followed:
         return {}
-    run_end = _function(launch, compiled).program.run_end
-
-    def span(path) -> int:
-        warps = max((bits.bit_length() for _, bits in path), default=0)
-        return max((sum((bits >> w & 1) * (run_end(pc) - pc) for pc, bits in path) for w in range(warps)), default=0)
-    if longest <= max((span(p) for p in followed.values()), default=0):
+    if longest <= max((longest_warp(p, run_end) for p in followed.values()), default=0):
         return {}
     try:
         again, _, _ = simulate(launch, compiled, [heavy], follow=[heavy], trace=False)

@@ -437,13 +437,13 @@ def regroup(events: list[MemEvent], sass: dict[tuple[str, int], list[tuple[str, 
                 unfit[(space, op)].append((f, line, evs, widths))
             continue
         plan = None
-        if len({e.pc for e in evs}) == len(evs):  # one event per PTX instruction
+        if n_ptx == len(evs):  # one event per PTX instruction
             # ptxas may also unroll a loop further than the PTX: compare bytes, not counts
             ratio = sum(e.size for e in evs) / sum(w * c for w, c in widths.items())
             scaled = {w: c * ratio for w, c in widths.items()}
             if all(abs(v - round(v)) < 1e-9 and round(v) >= 0 for v in scaled.values()):
                 plan = _plan(evs, Counter({w: int(round(v)) for w, v in scaled.items() if round(v) > 0}))
-        if plan is None and widths:
+        if plan is None:
             plan = _plan_unrolled(evs, widths)
         if plan is None:
             unfit[(space, op)].append((f, line, evs, widths))

@@ -16,6 +16,16 @@ from .ptx import Instruction
 from .state import Batch, Mask
 
 
+def live_lanes(b: Batch, stack: list, arriving: np.ndarray, exits: frozenset[int]) -> np.ndarray:
+    """The lanes a barrier waits for: alive, less those parked at the kernel's exit in an entry of `stack`
+    (lanes that returned early count as exited), unless they are `arriving`."""
+    live = b.alive.copy()
+    for e in stack:
+        if e.pc in exits:
+            live &= ~e.m.mask | arriving
+    return live
+
+
 def decode_bar(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     if ins.has("warp"):
         return lambda b, m: None
@@ -38,11 +48,7 @@ def decode_bar(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
 
     def bar(b: Batch, m: Mask) -> None:
         present = m.mask.reshape(b.nb, b.lpb).sum(1)
-        live = b.alive.copy()
-        for e in b.stack[:-1]:  # lanes parked at the kernel's exit count as exited (early return)
-            if e.pc in exits:
-                live &= ~e.m.mask | m.mask
-        alive = live.reshape(b.nb, b.lpb).sum(1)
+        alive = live_lanes(b, b.stack[:-1], m.mask, exits).reshape(b.nb, b.lpb).sum(1)
         bad = (present > 0) & (present < alive)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])

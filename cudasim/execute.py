@@ -27,6 +27,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from . import progress
+from .barrier import live_lanes
 from .calls import MAX_DEPTH, Runtime
 from .cfg import EXIT, build_cfg
 from .context import DecodeContext
@@ -219,7 +220,6 @@ class Program:
         # often, and its lanes' registers the last time round
         per_warp, every = np.zeros(W, np.int64), 0  # warp instructions each warp issued: apart, and all together
         turns: set[bytes] = set()  # the waiting lanes and their registers at each yield
-        waiting = None  # once threads of one block run apart (a yield within blocks): the lanes parked at a barrier
         try:
             while stack:
                 e = stack[-1]
@@ -232,7 +232,7 @@ class Program:
                         told = wi
                     look = min(ci + _POLL, limit)
                 if e.parked and e.m.count:
-                    self._parked_top(b, stack, waiting)
+                    self._parked_top(b, stack)
                     continue
                 pc = e.pc
                 m = e.m
@@ -316,13 +316,12 @@ class Program:
                             if turn in turns:  # waiting as it waited before: blocks that take turns, none going on
                                 self._stalled(b, e, pc, stats)
                             turns.add(turn)
-                            moved = _yield(b, stack, waiting)
+                            moved = _yield(b, stack)
                             if moved:
                                 stats["yields"] += 1
                                 spun = None
-                                if moved == _WITHIN and waiting is None:
-                                    waiting = np.zeros(b.L, dtype=bool)
-                                    b.waiting = waiting
+                                if moved == _WITHIN and b.waiting is None:  # from now, lanes may park at barriers
+                                    b.waiting = np.zeros(b.L, dtype=bool)
                             elif moved is None:  # inside a call: left to the step limit
                                 rounds = -(1 << 62)
                         elif rounds > _SPIN and (seen is not None or (rounds & (rounds - 1)) == 0):
@@ -333,25 +332,18 @@ class Program:
                                 self._stalled(b, e, pc, stats)
                             seen = None if seen is not None else now
                     continue
-                if k == _BAR:
-                    e.pc = pc + 1
+                if k != _EXIT:  # a barrier, a call or a return, for the lanes its guard lets through
                     lanes = m.mask if g is None else (m.mask & ~regs[g] if neg else m.mask & regs[g])
+                    e.pc = pc + 1
                     if not lanes.any():
                         continue
-                    if waiting is None:  # a block's threads all in one SIMT group: all arrive at once
-                        self.ops[pc](b, m if g is None else Mask.of(lanes))
-                    else:
-                        self._arrive(b, stack, pc, lanes, waiting)
-                    continue
-                if k == _CALL or k == _RET:
-                    lanes = m.mask if g is None else (m.mask & ~regs[g] if neg else m.mask & regs[g])
-                    e.pc = pc + 1
-                    if k == _RET:
-                        if lanes.any():
-                            self._return(stack, lanes.copy())
-                    elif lanes.any() and self.targets[pc] >= 0:
+                    if k == _BAR and b.waiting is not None:  # threads of a block apart: some may wait
+                        self._arrive(b, stack, pc, lanes)
+                    elif k == _RET:
+                        self._return(stack, lanes.copy())
+                    elif k == _CALL and self.targets[pc] >= 0:
                         self._call(b, stack, pc, m if g is None else Mask.of(lanes))
-                    elif lanes.any():
+                    else:  # a barrier all of a block reaches at once, a call into the runtime
                         ended = self.ops[pc](b, m if g is None else Mask.of(lanes))
                         if ended is not None:  # lanes the runtime stopped (cudasim.check: a failed assert)
                             self._kill(b, stack, ended)
@@ -389,22 +381,14 @@ class Program:
         """One past the last instruction of the straight-line run (or control instruction) at `pc`."""
         return self.runs[pc][0] if self.kinds[pc] == _NORMAL else pc + 1
 
-    def _live(self, b: Batch, stack: list[Entry], arriving: np.ndarray) -> np.ndarray:
-        """The lanes a barrier waits for: alive, and not parked at the kernel's exit (as barrier.py counts)."""
-        live = b.alive.copy()
-        for x in stack:
-            if x.pc in self.ctx.exits and not x.parked:
-                live &= ~x.m.mask | arriving
-        return live
-
-    def _arrive(self, b: Batch, stack: list[Entry], pc: int, lanes: np.ndarray, parked: np.ndarray) -> None:
+    def _arrive(self, b: Batch, stack: list[Entry], pc: int, lanes: np.ndarray) -> None:
         """`lanes` (of the top entry) reach the block barrier at `pc` while threads of a block run apart: those
         of a block whose every live thread is here or parked at a barrier pass it, with the parked ones;
         those of a block with threads still running elsewhere park, their stack moved below the others. A
         block's threads apart within one stack are a divergent barrier, which the barrier's closure reports."""
-        nb, lpb = b.nb, b.lpb
-        live = self._live(b, stack[:-1], lanes)
-        missing = live & ~lanes & ~parked & np.repeat(lanes.reshape(nb, lpb).any(1), lpb)
+        parked = b.waiting
+        live = live_lanes(b, stack[:-1], lanes, self.ctx.exits)
+        missing = live & ~lanes & ~parked & _blocks_with(b, lanes)
         if missing.any():
             together = np.zeros(b.L, dtype=bool)  # the lanes of the stack `lanes` are in (its entries hold them)
             for x in stack[:-1]:
@@ -413,10 +397,10 @@ class Program:
             if (missing & together).any() or any(x.frame is not None for x in stack):
                 self.ops[pc](b, Mask.of(lanes))
                 return
-        short = np.repeat(missing.reshape(nb, lpb).any(1), lpb)
+        short = _blocks_with(b, missing)
         go, wait = lanes & ~short, lanes & short
         if go.any():
-            freed = parked & np.repeat(go.reshape(nb, lpb).any(1), lpb)
+            freed = parked & _blocks_with(b, go)
             self.ops[pc](b, Mask.of(go | freed))
             self._unpark(stack, freed, parked)
         if wait.any():
@@ -425,13 +409,12 @@ class Program:
             stack[0:0] = moved
             parked |= wait
 
-    def _parked_top(self, b: Batch, stack: list[Entry], parked: np.ndarray) -> None:
+    def _parked_top(self, b: Batch, stack: list[Entry]) -> None:
         """The top entry waits at a barrier: the blocks whose live threads are all parked (the others have
         exited) pass it; otherwise its stack goes below the others, whose threads have yet to arrive."""
-        nb, lpb = b.nb, b.lpb
-        e = stack[-1]
-        live = self._live(b, stack, np.zeros(b.L, dtype=bool))
-        done = parked & np.repeat(~(live & ~parked).reshape(nb, lpb).any(1), lpb)
+        parked, e = b.waiting, stack[-1]
+        live = live_lanes(b, stack, np.zeros(b.L, dtype=bool), self.ctx.exits)
+        done = parked & ~_blocks_with(b, live & ~parked)
         if done.any():
             self.ops[e.pc](b, Mask.of(done))
             self._unpark(stack, done, parked)
@@ -580,7 +563,7 @@ def _state(b: Batch, m: Mask) -> bytes:
 _WITHIN = 2  # what _yield returns where it moved threads of a block apart from their block's waiting ones
 
 
-def _yield(b: Batch, stack: list[Entry], parked: np.ndarray | None) -> bool | int | None:
+def _yield(b: Batch, stack: list[Entry]) -> bool | int | None:
     """Threads with no lane in the stack's top entry (a loop going round) run first, to their end or to a
     barrier: the blocks with no lane in it; where every block has one, the warps with none (as a GPU schedules
     warps apart), else the threads (as Volta's independent thread scheduling lets them). Their lanes leave
@@ -590,8 +573,8 @@ def _yield(b: Batch, stack: list[Entry], parked: np.ndarray | None) -> bool | in
     if any(x.frame is not None for x in stack):
         return None
     top = stack[-1].m.mask
-    idle = b.alive & ~top if parked is None else b.alive & ~top & ~parked
-    free = np.repeat(~top.reshape(b.nb, b.lpb).any(1), b.lpb) & idle
+    idle = b.alive & ~top if b.waiting is None else b.alive & ~top & ~b.waiting
+    free = ~_blocks_with(b, top) & idle
     how = True
     if not free.any():
         free = np.repeat(~top.reshape(-1, 32).any(1), 32) & idle
@@ -602,6 +585,11 @@ def _yield(b: Batch, stack: list[Entry], parked: np.ndarray | None) -> bool | in
         return False
     stack.extend(_take(stack, free))
     return how
+
+
+def _blocks_with(b: Batch, lanes: np.ndarray) -> np.ndarray:
+    """(L,) bool: the lanes of every block of the batch that has a lane among `lanes`."""
+    return np.repeat(lanes.reshape(b.nb, b.lpb).any(1), b.lpb)
 
 
 def _take(stack: list[Entry], lanes: np.ndarray) -> list[Entry]:
@@ -654,6 +642,6 @@ def _warp_bits(m: Mask, W: int) -> np.ndarray:
 def _warps(m: Mask, W: int) -> int:
     w = getattr(m, "_warps", None)
     if w is None:
-        w = W if m.full else int(m.mask.reshape(W, 32).any(1).sum())
+        w = W if m.full else int(_warp_bits(m, W).sum())
         m._warps = w
     return w

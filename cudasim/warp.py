@@ -40,9 +40,19 @@ def _pack(sel: np.ndarray) -> np.ndarray:
     return ballot(sel.ravel(), sel.ravel())
 
 
-def _member_mask(ins: Instruction, at: int, ctx: DecodeContext):
-    """The reader of the instruction's member mask operand, or None (the legacy forms without one)."""
-    return reader(ins.operands[at], "b32", ctx) if len(ins.operands) > at else None
+MEMBER_MASK = {"shfl": 4, "vote": 2, "redux": 2, "match": 2, "bar": 0, "barrier": 0}  # the operand of a warp-level
+# instruction (bar: bar.warp.sync) that holds its member mask
+
+
+def member_mask(ins: Instruction, ctx: DecodeContext):
+    """The reader of the instruction's member mask operand, or None (no such operand: the legacy forms)."""
+    at = MEMBER_MASK.get(ins.base)
+    return reader(ins.operands[at], "u32", ctx) if at is not None and len(ins.operands) > at else None
+
+
+def _lane_sets(rm, b: Batch, act: np.ndarray) -> np.ndarray | None:
+    """`members` of the member masks reader `rm` gives (None where there is none, or the warp acts whole)."""
+    return None if rm is None else members(np.broadcast_to(np.asarray(rm(b)), (b.L,)).astype(np.uint32), act)
 
 
 def shfl_source(mode: str, lane: np.ndarray, bval: np.ndarray, cv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -89,12 +99,12 @@ def decode_vote(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     d, p = ins.operands[:2]
     neg = False
     put, rp = writer(d, ctx), reader(p, "pred", ctx)
-    rm = _member_mask(ins, 2, ctx)
+    rm = member_mask(ins, ctx)
 
     def vote(b: Batch, m: Mask) -> None:
         pv = np.broadcast_to(np.asarray(rp(b)), (b.L,)) ^ neg
         act = m.mask
-        sel = None if rm is None else members(np.broadcast_to(np.asarray(rm(b)), (b.L,)).astype(np.uint32), act)
+        sel = _lane_sets(rm, b, act)
         if sel is not None:  # lanes with member masks of their own (tiles of the warp)
             on = sel & (pv & act).reshape(-1, 32)[:, None, :]
             r = (_pack(on) if mode == "ballot" else on.any(2) if mode == "any" else (on == sel).all(2)
@@ -125,11 +135,11 @@ def decode_match(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     put = writer(d, ctx)
     putp = writer(Operand("reg", name=ins.dest_pred), ctx) if ins.dest_pred else None
     ra = reader(a, ins.type, ctx)
-    rm = _member_mask(ins, 2, ctx)
+    rm = member_mask(ins, ctx)
 
     def match(b: Batch, m: Mask) -> None:
         v = np.broadcast_to(np.asarray(ra(b)), (b.L,)).reshape(-1, 32)
-        sel = None if rm is None else members(np.broadcast_to(np.asarray(rm(b)), (b.L,)).astype(np.uint32), m.mask)
+        sel = _lane_sets(rm, b, m.mask)
         if sel is None:
             sel = np.broadcast_to(m.mask.reshape(-1, 32)[:, None, :], (v.shape[0], 32, 32))
         same = (v[:, :, None] == v[:, None, :]) & sel  # (warps, lane, other lane)
@@ -154,11 +164,11 @@ def decode_redux(ins: Instruction, pc: int, ctx: DecodeContext) -> Op:
     f = {"add": np.add, "min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or,
          "xor": np.bitwise_xor}[opn]
 
-    rm = _member_mask(ins, 2, ctx)
+    rm = member_mask(ins, ctx)
 
     def redux(b: Batch, m: Mask) -> None:
         v = np.broadcast_to(np.asarray(ra(b)), (b.L,)).astype(dt)
-        sel = None if rm is None else members(np.broadcast_to(np.asarray(rm(b)), (b.L,)).astype(np.uint32), m.mask)
+        sel = _lane_sets(rm, b, m.mask)
         if sel is not None:  # each lane over its own members
             r = f.reduce(np.where(sel, v.reshape(-1, 32)[:, None, :], dt.type(ident)), axis=2, dtype=dt)
             put(b, r.ravel(), m)

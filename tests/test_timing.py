@@ -16,6 +16,15 @@ ROOT = Path(__file__).resolve().parent.parent
 PROBE = str(ROOT / "tests" / "data" / "fma_chain.cu") + "::fma_chain"
 
 
+def _timed_file(target: str, grid, block, args: dict) -> dict:
+    """The timing model's result for a file's kernel, launched as given (SASS-level: skipped without nvdisasm)."""
+    need_nvrtc()
+    from analysis import pipeline, sass, simulation
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    return simulation.result(registry.get("timing"), pipeline.resolve_file(target, grid, block, 0, {}, args))
+
+
 def _json(capsys, *argv) -> dict:
     need_nvrtc()
     assert cli.main("timing", [*argv, "--json", "--no-cache"]) == 0
@@ -230,13 +239,8 @@ def test_one_warp_latency_bound_is_the_time_it_takes():
     """One thread: one scheduler has a warp, the other three none. Its waits are counted against that scheduler's
     cycles, so the latency row comes to most of the kernel's work (over four schedulers it read a quarter), and
     the idle reasons to most of its cycles."""
-    need_nvrtc()
-    from analysis import pipeline, sass, simulation
-    if sass.find_nvdisasm() is None:
-        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
-    res = simulation.result(registry.get("timing"), pipeline.resolve_file(
-        "tests/data/walks.cu::dot_n", (1, 1, 1), (1, 1, 1), 0, {},
-        {"n": "300", "b": "1.5", "a": "float32[1024]", "out": "float32[64]"}))
+    res = _timed_file("tests/data/walks.cu::dot_n", (1, 1, 1), (1, 1, 1),
+                      {"n": "300", "b": "1.5", "a": "float32[1024]", "out": "float32[64]"})
     rows = {r["resource"]: r for r in res["resources"]}
     assert res["limiter"] == "latency"
     assert rows["latency"]["time_us"] > 0.75 * res["body_us"], (rows["latency"], res["body_us"])
@@ -247,13 +251,8 @@ def test_a_rare_block_that_does_the_work_still_loads_the_servers():
     """A million blocks of which 0.4% touch data (the sweep's s39): the SM's turn of sampled blocks has no room
     for them, but the DRAM and L2 rows carry their traffic, by their share of the grid (DRAM had read 0.00 us
     beside 12 MB moved)."""
-    need_nvrtc()
-    from analysis import pipeline, sass, simulation
-    if sass.find_nvdisasm() is None:
-        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
-    res = simulation.result(registry.get("timing"), pipeline.resolve_file(
-        "tests/data/gridstride.cu::saxpy_gs", (1_000_000, 1, 1), (256, 1, 1), 0, {},
-        {"n": "1000000", "a": "2", "x": "float32[1000000]", "y": "float32[1000000]"}))
+    res = _timed_file("tests/data/gridstride.cu::saxpy_gs", (1_000_000, 1, 1), (256, 1, 1),
+                      {"n": "1000000", "a": "2", "x": "float32[1000000]", "y": "float32[1000000]"})
     rows = {r["resource"]: r["time_us"] for r in res["resources"]}
     moved = res["counts"]["dram_read_bytes"] + res["counts"]["dram_write_bytes"]
     assert moved == pytest.approx(12e6, rel=0.05)

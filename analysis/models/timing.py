@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import atomics, issues, memaccess, sassflow, sassops, smsim, traffic
-from ..common import MADE_UP, WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior
+from ..common import MADE_UP, WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior, longest_warp
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
 RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm", "imad_wide_per_clk_sm",
@@ -181,8 +181,7 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     # a block whose longest warp is far longer than any the SM runs in turn (rows sorted longest first put
     # the heaviest in block 0) may end after every other: the kernel's critical path
     longest = None
-    span = {b: max(sum((bits >> w & 1) * (prog.run_end(pc) - pc) for pc, bits in s.followed[b])
-                   for w in range(-(-sim.threads_per_block // 32))) for b in s.followed}
+    span = {b: longest_warp(path, prog.run_end) for b, path in s.followed.items()}
     heavy = max(span, key=lambda b: (span[b], -b))
     others = [span[b] for b in blocks if b != heavy]
     if others and span[heavy] > LONGEST_WARP * max(others):
@@ -293,7 +292,8 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     k = busiest / max(n, 1)
     # the servers' busy cycles: each kind of block by its share of the grid (the run's turn of kinds may
     # leave out a rare one, a block among hundreds that does the work); no fewer cycles than they take
-    asked = [smsim.demand(ops, kinds[i], memory(dram_u)) for i in range(len(kinds))]
+    charged = memory(dram_u)
+    asked = [smsim.demand(ops, warps, charged) for warps in kinds]
 
     def busy(f) -> float:
         return busiest * sum(f(d) * w for d, w in zip(asked, p.share))

@@ -82,6 +82,7 @@ def _check(a, res) -> int:
                 fail(f"--uninit {name}: {name} is a scalar, not a buffer")
             v = Out(v)
         args.append(v)
+    chk, stopped = None, None  # the checker; why the launch stopped before its end, where it did
     try:
         mod = SourceModule.from_ptx(target.ptx, target.compiled, memory=GlobalMemory())
         f = mod.get_function(target.kernel)
@@ -98,40 +99,35 @@ def _check(a, res) -> int:
             launch = f(*args, grid=target.grid, block=target.block, shared=target.shared, check="full", trace=False,
                        arg_names=names, max_steps=steps or MAX_STEPS)
     except SimulationError as e:  # a runaway loop, the time limit: what the check found until then is kept
-        why = str(e).splitlines()[0]
-        chk = getattr(locals().get("f"), "checked_program", None)
-        chk = chk.checker if chk is not None else None
+        stopped = str(e).splitlines()[0]
         if chk is None or not chk.findings.items:
-            fail(why)
-        findings = chk.end_launch()
-        notes = list(target.notes) + chk.notes + [f"the check stopped before the launch ended ({why}); the findings "
-                                                  "above are those it made until then"]
-        total = int(np.prod(target.grid))
-        stats = (f"stopped after {chk.done:,} of {total:,} blocks had ended" if chk.done else
-                 f"stopped before any of its {total:,} blocks had ended (they run together, in batches)")
-        seconds = time.perf_counter() - t0
-        if a.json:
-            print(json.dumps(report.to_json(target.description, target.grid, target.block, findings, notes, seconds),
-                             indent=1, default=str))
-        else:
-            print(report.render(target.description, findings, notes, stats))
-        sys.stdout.flush()
-        print(f"error: {why}", file=sys.stderr)
-        return 1
+            fail(stopped)
     except (TypeError, ValueError) as e:
         fail(str(e).splitlines()[0])
     seconds = time.perf_counter() - t0
-    findings = launch.findings
+    total = int(np.prod(target.grid))
+    if stopped is None:
+        findings = launch.findings
+        blocks = launch.stats["blocks_run"]
+        stats = (f"{blocks:,} blocks, {blocks * int(np.prod(target.block)):,} threads, every block simulated "
+                 f"({launch.stats['warp_instructions']:,} warp instructions in {seconds:.2f} s)")
+    else:
+        findings = chk.end_launch()
+        stats = (f"stopped after {chk.done:,} of {total:,} blocks had ended" if chk.done else
+                 f"stopped before any of its {total:,} blocks had ended (they run together, in batches)")
     notes = list(target.notes) + chk.notes
-    blocks = launch.stats["blocks_run"]
-    threads = blocks * int(np.prod(target.block))
-    stats = (f"{blocks:,} blocks, {threads:,} threads, every block simulated "
-             f"({launch.stats['warp_instructions']:,} warp instructions in {seconds:.2f} s)")
+    if stopped is not None:
+        notes.append(f"the check stopped before the launch ended ({stopped}); the findings above are those it "
+                     f"made until then")
     if a.json:
         print(json.dumps(report.to_json(target.description, target.grid, target.block, findings, notes, seconds),
                          indent=1, default=str))
     else:
         print(report.render(target.description, findings, notes, stats))
+    if stopped is not None:
+        sys.stdout.flush()
+        print(f"error: {stopped}", file=sys.stderr)
+        return 1
     return 1 if findings else 0
 
 

@@ -19,24 +19,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..barrier import live_lanes
 from ..operands import reader
 from ..state import Batch, Mask
-from ..warp import shfl_source
+from ..warp import member_mask, shfl_source
 from .findings import Finding, Side, site
 
 if TYPE_CHECKING:
     from .engine import Checker
 
 FULL = 0xFFFFFFFF
-
-
-def live_lanes(b: Batch, m: Mask, exits: frozenset[int]) -> np.ndarray:
-    """Lanes that have not exited (those parked at the kernel's exit count as exited), as barrier.py counts them."""
-    live = b.alive.copy()
-    for e in b.stack[:-1]:
-        if e.pc in exits:
-            live &= ~e.m.mask | m.mask
-    return live
 
 
 def bits(mask: np.ndarray) -> np.ndarray:
@@ -93,7 +85,7 @@ def wrap_barrier(op, ins, pc: int, chk: "Checker"):
         nb, lpb = b.nb, b.lpb
         present = m.mask.reshape(nb, lpb)
         pcount = present.sum(1)
-        live = live_lanes(b, m, exits)
+        live = live_lanes(b, b.stack[:-1], m.mask, exits)
         alive = live.reshape(nb, lpb).sum(1)
         valid = b.valid.reshape(nb, lpb).sum(1)
         hit = pcount > 0
@@ -149,10 +141,9 @@ def _divergent(chk: "Checker", ins, pc: int, b: Batch, present, pcount, elsewher
 def wrap_warp(op, ins, pc: int, chk: "Checker", ctx):
     """A warp-level sync checked: masks, pending waits, shuffle sources; then the sync's ordering."""
     exits = chk.exits
-    mask_o = {"shfl": 4, "vote": 2, "redux": 2, "match": 2, "bar": 0, "barrier": 0}.get(ins.base)
-    if mask_o is None or len(ins.operands) <= mask_o:
+    rmask = member_mask(ins, ctx)
+    if rmask is None:
         return op
-    rmask = reader(ins.operands[mask_o], "u32", ctx)
     opkey = ins.opcode if ins.base != "barrier" else "bar.warp.sync"
     name = intrinsic(ins)
     shfl = None
@@ -174,7 +165,7 @@ def wrap_warp(op, ins, pc: int, chk: "Checker", ctx):
                 "warp-sync", f"{name} is called by lanes that its mask 0x{int(mv[bad[0]]):08x} does not name: "
                 f"each calling lane must be in the mask", Side(pc, str(ins.file), ins.line, ins.text, "warp-sync"),
                 hint="pass __activemask() or the mask of the lanes that take this path"), chk.clocks.gid[bad])
-        live = live_lanes(b, m, exits) & b.valid
+        live = live_lanes(b, b.stack[:-1], m.mask, exits) & b.valid
         actb, liveb = bits(act), bits(live)
         A, M = act.reshape(-1, 32), mv.reshape(-1, 32)
         any_act = A.any(1)
