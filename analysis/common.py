@@ -22,8 +22,8 @@ BANKS, WORD = 32, 4  # shared memory: banks of 4-byte words
 
 def phases(size: int) -> int:
     """How many groups of lanes a shared access width is served in: 8-byte accesses by
-    half-warps, 16-byte ones by quarter-warps (of which a quarter that asks only for words
-    the other quarter of its half-warp asks for rides along: see bank_rows in the shared-memory model)."""
+    half-warps, 16-byte ones by quarter-warps (two of which a load may serve together: see bank_rows
+    in the shared-memory model)."""
     return {8: 2, 16: 4}.get(int(size), 1)
 
 

@@ -157,7 +157,7 @@ class BlockAccesses:
                 occ[j] = seen.get(int(w), 0)
                 seen[int(w)] = occ[j] + 1
             if ev.space == "shared":
-                br = bank_rows(ev.addrs[sel], ev.masks[sel], ev.size)
+                br = bank_rows(ev.addrs[sel], ev.masks[sel], ev.size, ev.op)
                 lat = atoms_latency if ev.op == "atom" else generic_smem_latency if ev.generic else smem_latency
                 for j in range(len(sel)):
                     keyed.append((int(occ[j]), ev.pc, int(warps[j]), key,
@@ -168,7 +168,7 @@ class BlockAccesses:
                 atomic = ev.op in ("atom", "red")
                 # L1's cycles per request (global_wavefronts, from the sectors found here); an atomic's stay one
                 # per line: the L2 does its work
-                data = None if atomic else bank_rows(ev.addrs[sel], ev.masks[sel], ev.size).wavefronts
+                data = None if atomic else bank_rows(ev.addrs[sel], ev.masks[sel], ev.size, ev.op).wavefronts
                 for j in range(len(sel)):
                     secs = np.unique(np.concatenate([first[j][act[j]], last[j][act[j]]]))
                     a = ev.addrs[sel[j]][act[j]].astype(np.int64)

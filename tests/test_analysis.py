@@ -402,12 +402,31 @@ def test_regroup_merges_across_lines_and_never_across_a_store():
     assert len(out) == 1
 
 
-def test_16_byte_quarter_warps_ride_along_only_when_they_add_no_word():
-    # sgemm_warptiling: float4 chunk (lane % 8) -> 2 wavefronts; chunk (lane / 8) -> 4 (ncu: 3 on average)
+def test_16_byte_quarters_of_a_load_share_a_wavefront_only_where_they_fit_in_one():
+    # measured (tests/banks_h100.json): chunk lane % 8 -> 4 (two quarters of one 128-byte row: 256 bytes to
+    # carry a half-warp); chunk lane / 8 -> 2 (a half-warp's two chunks share); a store never shares
     same = (LANES % 8) * 16
     split = (LANES // 8) * 16
-    assert wavefronts(same, size=16) == (2, 0)
-    assert wavefronts(split, size=16) == (4, 0)
+    assert wavefronts(same, size=16) == (4, 0)
+    assert wavefronts(split, size=16) == (2, 0)
+    br = banks.bank_rows(split.reshape(1, 32), np.array([FULL], np.uint32), 16, "st")
+    assert int(br.wavefronts[0]) == 4
+
+
+@pytest.mark.parametrize("op", ["ld", "st"])
+def test_bank_rule_equals_every_lane_pattern_measured_on_the_h100(op):
+    """tests/banks_gpu.py's one-warp patterns (4-, 8- and 16-byte; strides, broadcasts, quarter copies, GEMM
+    tiles, random), counted by ncu on the H100: the rule gives each one's wavefronts per request."""
+    data = json.loads((ROOT / "tests" / "banks_h100.json").read_text())
+    wrong = []
+    for p in data["patterns"]:
+        addr = np.array(p["addr"], np.int64)
+        mask = int(sum(1 << i for i in range(32) if addr[i] >= 0))
+        br = banks.bank_rows(np.where(addr >= 0, addr, 0).astype(np.uint64).reshape(1, 32),
+                             np.array([mask], np.uint32), p["size"], op)
+        if int(br.wavefronts[0]) != p[op]["per_request"]:
+            wrong.append((p["size"], p["name"], int(br.wavefronts[0]), p[op]["per_request"]))
+    assert len(data["patterns"]) >= 300 and not wrong, wrong
 
 
 def test_compare_reproduces_the_committed_ncu_counts():
