@@ -1242,3 +1242,17 @@ def test_comparison_has_units_and_protocols():
     assert s["median_abs_error_pct"] is not None and s["kernels_timed"] >= 12
     text = (RESULTS / "corpus_compare_h100.md").read_text()
     assert "default clocks" in text and "locked to base" in text
+
+
+def test_a_miss_is_named_by_what_is_known_of_it():
+    from corpus.compare import cause
+    st, ld = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+              "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum")
+    assert "contention" in cause(st, 100, 107, {"contention": True})
+    assert cause(st, 107, 100, {"contention": True}) == "not explained"  # over the measurement: not ncu's extra
+    assert cause(st, 100, 107, {"contention": False}) == "not explained"
+    assert cause(ld, 100, 107, {"contention": True}) == "not explained"  # loads: about +1% measured, not 7
+    sampled = {"provenance": "sampled and scaled (blocks (0,0,0) of 64)"}
+    assert "sampled" in cause("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 99, 100, sampled)
+    assert cause("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 99, 100, {"provenance": "simulated"}) == \
+        "not explained"
