@@ -146,6 +146,7 @@ class Sample:
     compulsory_bytes: float | None = None  # the catalog's fewest DRAM bytes at this size, if known
     buffers: list = field(default_factory=list)  # (address, bytes) of each array the launch was passed
     follow_weights: dict = field(default_factory=dict)  # followed block -> blocks it stands for ({}: `weights`)
+    parted: dict = field(default_factory=dict)  # followed block -> {branch pc: warps it parted} (stats["followed_parted"])
 
 
 @dataclass

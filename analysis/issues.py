@@ -33,10 +33,11 @@ def lost(sass: int, ptx: int) -> bool:
 
 
 def walked(walker: sassflow.Walker, followed: dict[int, list], weights: dict[int, float],
-           warps: int) -> np.ndarray | None:
+           warps: int, parts: dict[int, dict[int, int]] | None = None) -> np.ndarray | None:
     """Warp instructions issued at each SASS instruction over the grid: the walk of every warp of each followed
-    block ({block: [(pc, warp bits), ...]}, cudasim's stats["followed"]), weighted by the blocks it stands for.
-    None where a walk lost its warp's path."""
+    block ({block: [(pc, warp bits), ...]}, cudasim's stats["followed"]), weighted by the blocks it stands for;
+    `parts`: per block, the warps each branch parted (stats["followed_parted"]; None: any may have been). None
+    where a walk lost its warp's path."""
     out = np.zeros(len(walker.sg.listing.instructions))
     for block, path in followed.items():
         w = weights.get(block, 0.0)
@@ -44,7 +45,7 @@ def walked(walker: sassflow.Walker, followed: dict[int, list], weights: dict[int
             pw = [pc for pc, bits in path if bits >> warp & 1]
             if not pw:
                 continue
-            stream = walker.stream(pw)
+            stream = walker.stream(pw, parted=walker.parted(None if parts is None else parts.get(block), warp))
             if lost(len(stream), sum(walker.run_end(pc) - pc for pc in pw)):
                 return None
             np.add.at(out, stream, w)
@@ -52,7 +53,8 @@ def walked(walker: sassflow.Walker, followed: dict[int, list], weights: dict[int
 
 
 def shared(listing, program, body: list, followed: dict, follow_weights: dict[int, float], warps: int,
-           trace: Trace, weights: dict[int, float]) -> tuple[dict[str, float] | None, str]:
+           trace: Trace, weights: dict[int, float], parts: dict[int, dict[int, int]] | None = None
+           ) -> tuple[dict[str, float] | None, str]:
     """({"ld": LDS issued, "st": STS issued} over the grid, ""), or (None, why the trace's counts stand): calls
     ptxas did not inline, a lost path, or loads and stores the walk moves otherwise than the trace."""
     link = program.fn.linkage
@@ -61,7 +63,7 @@ def shared(listing, program, body: list, followed: dict, follow_weights: dict[in
     try:
         walker = sassflow.Walker.build(sassflow.sass_graph(listing), body, program.cfg, program.fn.labels,
                                        program.run_end)
-        counts = walked(walker, followed, follow_weights, warps)
+        counts = walked(walker, followed, follow_weights, warps, parts)
     except Exception as e:  # noqa: BLE001 - the walk refines the counts; without it, the trace's
         return None, f"the SASS walk failed ({type(e).__name__}: {str(e).splitlines()[0][:80] if str(e) else ''})"
     if counts is None:

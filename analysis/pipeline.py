@@ -333,7 +333,8 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
     issued = None
     if level == "SASS":
         issued, why = issues.shared(listing, function.program, body, result.stats.get("followed", {}),
-                                    follow_weights, -(-launch.threads_per_block // 32), trace, weights)
+                                    follow_weights, -(-launch.threads_per_block // 32), trace, weights,
+                                    result.stats.get("followed_parted"))
         if issued is None:
             notes.append(f"shared instructions counted from the trace, where some lane was on ({why}): those "
                          "that ptxas's predicated code issues with every lane off are not counted")
@@ -361,6 +362,8 @@ def _follow_heaviest(launch: ResolvedLaunch, compiled: Compiled, result: Launch,
     except Stalled:  # it waits on another block: its path is the one its spin-wait took there, not known alone
         return {}
     followed[heavy] = again.stats["followed"][heavy]
+    if "followed_parted" in result.stats:
+        result.stats["followed_parted"][heavy] = again.stats.get("followed_parted", {}).get(heavy, {-1: -1})
     rest = sum(weights.values()) or len(followed) - 1
     scale = (launch.blocks - 1) / rest
     return {**{b: w * scale for b, w in (weights or dict.fromkeys(followed, 1.0)).items() if b != heavy}, heavy: 1.0}

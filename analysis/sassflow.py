@@ -24,18 +24,17 @@ of executed warp instructions on the catalog and the corpus (analysis/results/ti
 from __future__ import annotations
 
 import heapq
-import re
 from collections import defaultdict
 from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 
-from .sass import Listing, SassInstruction
+from .predication import folded_branches
+from .sass import SassInstruction
+from .sassgraph import TARGET, SassGraph, sass_graph  # noqa: F401 - sass_graph: callers build the walk's graph here
 
-_TARGET = re.compile(r"`\((\.L_x_\d+)\)")
 _FP = {"FFMA", "FADD", "FMUL", "DFMA", "DADD", "DMUL"}
-_ENDS = {"BRA", "EXIT", "RET", "BRX", "JMP", "JMX"}
 # global and generic atomics are anchors too, one per warp instruction (a block of lane 0's atomicAdd after the
 # other lanes' EXIT had none: the walk ended at the EXIT); shared ones and compare-and-swap are not: ptxas makes
 # a shared float atomicAdd a CAS loop it repeats until it holds
@@ -50,94 +49,6 @@ EXPANDED_FP = {("div", "rn", "f32"): 5, ("div", "rn", "f64"): 9, ("div", "approx
                ("sqrt", "rn", "f64"): 8, ("rsqrt", "approx", "f64"): 5}
 _AVOID = 1000  # the cost of walking through a block matched to other PTX code
 CALL_COST = 0.5  # what a block with a CALL costs the walk beyond a step
-
-
-@dataclass
-class SassGraph:
-    """The SASS basic blocks of a kernel, their edges, and each block's loop depth."""
-
-    listing: Listing
-    blocks: list[tuple[int, int]]  # (first, one past last) instruction index
-    graph: nx.DiGraph  # block -> block
-    depth: dict[int, int]  # loops containing the block
-    loops: list[tuple[int, set[int]]]  # (header, body) of each back edge's natural loop
-    exits: set[int]  # blocks that end in an EXIT (guarded or not)
-    syncs: set[int]  # blocks that begin with a BSYNC: a convergence barrier's wait
-    opened: dict[int, list[int]]  # such a block -> the blocks whose BSSY sets its barrier up
-
-
-def loop_depths(g: nx.DiGraph, root) -> tuple[dict, list[tuple[object, set]]]:
-    """Loop depth of each node, and the natural loops (header, body) of the back edges u -> v
-    (v dominates u) among the nodes reachable from `root`."""
-    reach = nx.descendants(g, root) | {root}
-    h = g.subgraph(reach)
-    idom = nx.immediate_dominators(h, root)
-
-    def dominates(a, b) -> bool:
-        while True:
-            if a == b:
-                return True
-            up = idom.get(b, b)
-            if up == b:
-                return False
-            b = up
-
-    depth = {n: 0 for n in g.nodes}
-    loops = []
-    for u, v in h.edges:
-        if dominates(v, u):
-            body, todo = {u, v}, [u]
-            while todo:
-                x = todo.pop()
-                if x != v:
-                    for p in h.predecessors(x):
-                        if p not in body:
-                            body.add(p)
-                            todo.append(p)
-            loops.append((v, body))
-            for x in body:
-                depth[x] += 1
-    return depth, loops
-
-
-def sass_graph(lst: Listing) -> SassGraph:
-    """Basic blocks of a SASS listing: leaders are labels and instructions after a branch or exit;
-    a BRA.DIV (the divergent-warp fallback of a shuffle or vote) is taken as not taken."""
-    ins = lst.instructions
-    n = len(ins)
-    leaders = {0} | {i for i in lst.labels.values() if i < n}
-    leaders |= {i + 1 for i, x in enumerate(ins) if x.op in _ENDS and i + 1 < n}
-    starts = sorted(leaders)
-    blocks = [(s, e) for s, e in zip(starts, starts[1:] + [n]) if s < e]
-    block_of = {i: bi for bi, (s, e) in enumerate(blocks) for i in range(s, e)}
-    g = nx.DiGraph()
-    g.add_nodes_from(range(len(blocks)))
-    exits = set()
-    for bi, (s, e) in enumerate(blocks):
-        last = ins[e - 1]
-        falls = bi + 1 < len(blocks)
-        if last.op == "BRA":
-            t = _TARGET.search(last.operands)
-            divergent = "DIV" in last.mods
-            if t and not divergent and lst.labels.get(t.group(1), n) < n:
-                g.add_edge(bi, block_of[lst.labels[t.group(1)]])
-            if (last.guard or divergent) and falls:
-                g.add_edge(bi, bi + 1)
-        elif last.op in ("EXIT", "RET"):
-            exits.add(bi)
-            if last.guard and falls:
-                g.add_edge(bi, bi + 1)
-        elif falls:
-            g.add_edge(bi, bi + 1)
-    depth, loops = loop_depths(g, 0)
-    syncs = {bi for bi, (s, _) in enumerate(blocks) if ins[s].op == "BSYNC"}
-    opened: dict[int, list[int]] = {}
-    for i, x in enumerate(ins):
-        t = _TARGET.search(x.operands) if x.op == "BSSY" else None
-        j = lst.labels.get(t.group(1), n) if t else 0
-        if 0 < j <= n:  # the label is where the warp goes on: the BSYNC is the instruction before it
-            opened.setdefault(block_of[j - 1 if ins[j - 1].op == "BSYNC" else min(j, n - 1)], []).append(block_of[i])
-    return SassGraph(lst, blocks, g, depth, loops, exits, syncs, opened)
 
 
 # ---- anchors ----------------------------------------------------------------------------------------
@@ -203,7 +114,7 @@ def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict
             key, units = ((x.placed[1], 0), "atom"), 1
         elif x.op == "BAR":
             key, units = (_sass_where(x), "bar"), 1
-        elif x.op == "BRA" and x.guard and (t := _TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
+        elif x.op == "BRA" and x.guard and (t := TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
             key, units = (_sass_where(x), "loop"), 1
         elif x.op == "IMAD" and "HI" in x.mods:
             key, units = (_sass_where(x), "div"), 1
@@ -276,6 +187,10 @@ class Walker:
     block_of_pc: np.ndarray  # PTX pc -> PTX block
     leaders: list[int]  # PTX block -> its first pc
     run_end: object  # callable: PTX pc -> one past the last pc of its run
+    folded: frozenset = frozenset()  # PTX branches around code ptxas makes predicated (folded_branches)
+    body: list = None  # the PTX instructions
+    ptx_graph: nx.DiGraph = None  # PTX block -> block ("exit": the kernel's end)
+    ipdom: dict = None  # PTX branch pc -> the pc where its two ways meet (-1: at the exit)
 
     def __post_init__(self) -> None:
         self._entered: dict[int, list[int]] = {}
@@ -283,6 +198,7 @@ class Walker:
         self._below: dict[int, set[int]] = {}  # block -> the blocks it reaches
         self._fwd: dict[tuple, set[int]] = {}  # (block, avoided) -> what it reaches short of a back edge
         self._back = {(u, h) for h, body in self.sg.loops for u in body if self.sg.graph.has_edge(u, h)}
+        self._side_cache: dict[frozenset, tuple[set[int], set[int]]] = {}
         self._doers: dict[tuple, list[int]] = defaultdict(list)  # key -> blocks that do its work, known by it or not
         for bi, m in enumerate(self.matches):
             for k in {m.key, *(k for k, _ in m.also)} - {None}:
@@ -322,7 +238,32 @@ class Walker:
             for u, k in nx.single_source_shortest_path_length(rev, x).items():
                 to_exit[u] = min(k, to_exit.get(u, k))
         return cls(sg, matches, ptx, consumers, trip, dist, to_exit, np.asarray(cfg.block_of),
-                   [b.start for b in cfg.blocks], run_end)
+                   [b.start for b in cfg.blocks], run_end, folded_branches(body, labels), body, cfg.graph, cfg.ipdom)
+
+    def parted(self, splits: dict[int, int] | None, warp: int) -> bool | frozenset:
+        """The PTX branches the SASS keeps where the warp's lanes went both ways (empty: none), or True where
+        any branch may have parted them. `splits` is its block's {PTX branch pc (-1: a spin-wait's yield): bit
+        mask of the warps it parted} (cudasim's stats["followed_parted"]); None: not known."""
+        if splits is None or splits.get(-1, 0) >> warp & 1:
+            return True
+        return frozenset(pc for pc, bits in splits.items() if bits >> warp & 1 and pc not in self.folded)
+
+    def _sides_of(self, pcs: frozenset) -> tuple[set[int], set[int]]:
+        """(the source lines of the PTX branches `pcs`, the PTX blocks on their sides: reached from the
+        branch short of where its two ways meet)."""
+        if pcs not in self._side_cache:
+            g = self.ptx_graph
+            lines, region = set(), set()
+            for pc in pcs:
+                lines.update(line for line in _ptx_where(self.body[pc]) if line)
+                meet = self.ipdom.get(pc, -1)
+                stop = "exit" if meet < 0 else int(self.block_of_pc[meet])
+                h = nx.restricted_view(g, [stop], [])
+                for s in g.successors(int(self.block_of_pc[pc])):
+                    if s != stop:
+                        region |= nx.descendants(h, s) | {s}
+            self._side_cache[pcs] = (lines, {b for b in region if b != "exit"})
+        return self._side_cache[pcs]
 
     @staticmethod
     def _trip_units(sg: SassGraph, matches: list[Match], anchored: set[int]) -> dict[int, int]:
@@ -353,8 +294,8 @@ class Walker:
 
     def runs(self, path: list[int]) -> list[list]:
         """A warp's PTX path (pcs where it entered a run or control instruction) as the work it did, in
-        order: [[key anchor, units in a row], ...]; a PTX block executes when its first instruction
-        does."""
+        order: [[key anchor, units in a row, the PTX blocks they are of], ...]; a PTX block executes when its
+        first instruction does."""
         out: list[list] = []
         for pc in path:
             blocks = self._entered.get(pc)
@@ -367,11 +308,13 @@ class Walker:
                 for m in self.ptx[pb]:
                     if out and out[-1][0] == m.key:
                         out[-1][1] += m.units
+                        out[-1][2].add(pb)
                     else:
-                        out.append([m.key, m.units])
+                        out.append([m.key, m.units, {pb}])
         return out
 
-    def stream(self, path: list[int], limit: int = 50_000_000, window: int = 6) -> np.ndarray:
+    def stream(self, path: list[int], limit: int = 50_000_000, window: int = 6,
+               parted: bool | frozenset = True) -> np.ndarray:
         """The SASS instruction indices one warp issues, in order, for its PTX path.
 
         ptxas may order the work of one iteration differently from the PTX (a split loop body around a
@@ -381,17 +324,21 @@ class Walker:
         Lanes that reach a convergence barrier (BSYNC) while the other side still has work that does not
         pass the barrier wait there: the code after it runs once, for all of them, when no side has
         such work left (cudasim's PTX has no barrier: a `return` inside a loop runs its tail for each
-        group of lanes that leaves, as they leave)."""
+        group of lanes that leaves, as they leave). Other sides are those of the branches that `parted` the
+        warp's lanes (True: any; else the source lines of those cudasim saw part them, Walker.parted): at
+        an exit with no such side left the warp is done, whatever work its runs still count (PTX operations
+        ptxas folded away)."""
         sg, matches = self.sg, self.matches
         todo = self.runs(path)
-        full = [k for _, k in todo]  # each run's units before the walk takes any
+        full = [t[1] for t in todo]  # each run's units before the walk takes any
+        lines, split = (None, None) if parted is True else self._sides_of(parted)
         r = 0
         seq: list[int] = []
         sides: list[int] = []  # the other successor of every two-way branch passed
         bi = 0
         waiting: list[int] = []  # convergence barriers with lanes waiting at them
         merged: list[int] = []  # and those passed after lanes waited there
-        guard = 4 * (len(todo) + 1) * max(1, len(sg.blocks)) + 4 * sum(k for _, k in todo)
+        guard = 4 * (len(todo) + 1) * max(1, len(sg.blocks)) + 4 * sum(t[1] for t in todo)
         prev, fresh = -1, False  # fresh: a back edge was taken and the new trip has taken no work yet
         for _ in range(guard):
             fresh = fresh or (prev, bi) in self._back
@@ -454,6 +401,8 @@ class Walker:
                 continue
             ahead = [t for t in todo[r:r + window] if t[1] > 0]
             if not succ or (bi in sg.exits and not any(self._reaches(succ, t) for t in ahead)):
+                if split is not None and not any(t[1] > 0 and t[2] & split for t in todo[r:]):
+                    break  # what is left is no other lanes' side: work ptxas folded away
                 resume = self._resume(sides, ahead)  # these lanes are done; others still have work
                 if resume is None:
                     if not waiting:
@@ -478,9 +427,15 @@ class Walker:
                 if bi in sg.exits:
                     break
                 nxt = min(succ, key=lambda b: (self.to_exit.get(b, 1 << 30), b))
-            sides.extend(b for b in succ if b != nxt)
+            if lines is None or self._branch_lines(bi) & lines:
+                sides.extend(b for b in succ if b != nxt)
             bi = nxt
         return np.asarray(seq, dtype=np.int32)
+
+    def _branch_lines(self, b: int) -> set[int]:
+        """The source lines of the branch that ends SASS block `b` (as written, and where it was inlined)."""
+        x = self.sg.listing.instructions[self.sg.blocks[b][1] - 1]
+        return {x.line, x.placed[1]}
 
     def _reaches(self, succ: list[int], run: list) -> bool:
         return any(a in self.dist and s in self.dist[a] for a in self.consumers.get(run[0], []) for s in succ)
@@ -555,7 +510,7 @@ class Walker:
         on the way first, then the largest U that fits (ptxas's unrolled code checks the trips left),
         then one that also passes a block for the run `after` (ptxas moved a store of the next step
         before the end of this one), then the cheapest, then the loop's back edge."""
-        key, left = run
+        key, left = run[0], run[1]
         cands = self.consumers.get(key, [])
         fit = [a for a in cands if self.trip[a] <= left] or cands
         nxt = self.consumers.get(after[0], []) if after else []

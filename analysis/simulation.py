@@ -58,7 +58,7 @@ def _sample(launch: pipeline.ResolvedLaunch, all_blocks: bool, use_sass: bool) -
                result.stats["pc_warp_instructions"], wavefronts, provenance(trace, weights).label, sim.program,
                sim.listing, result.stats.get("followed", {}),
                float(launch.entry.min_bytes(launch.size)) if launch.entry is not None else None,
-               result.stats.get("buffers", []), sim.follow_weights)
+               result.stats.get("buffers", []), sim.follow_weights, result.stats.get("followed_parted", {}))
     return s, sim.body, notes
 
 

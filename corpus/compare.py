@@ -76,6 +76,7 @@ def predict(k: manifest.CorpusKernel, gpu_name: str | None = None, all_blocks: b
     try:
         t = simulation.result(registry.get("timing"), launch)
         out["time_us"], out["limiter"], out["timing_provenance"] = t["time_us"], t["limiter"], t["provenance"]
+        out["warp_instructions"] = t.get("counts", {}).get("warp_instructions")
     except Exception as e:  # noqa: BLE001
         out["refusals"]["timing"] = _one_line(e)
     out["timing_seconds"] = round(time.perf_counter() - t0, 1)
@@ -115,6 +116,7 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
              "measured_event_repeat_us": meas.get("event_ms_repeat", 0) * 1e3 or None,
              "measured_ncu_us": mm.get("gpu__time_duration.sum", 0) / 1e3 or None,
              "predicted_us": p.get("time_us"), "limiter": p.get("limiter"), "verified": meas.get("ok"),
+             "predicted_warp_instructions": p.get("warp_instructions"),
              "provenance": p.get("provenance"), "refusals": p["refusals"], "notes": p["notes"][:4],
              "findings": p.get("findings", [])[:3]}
         if t["predicted_us"] is not None and t["measured_event_us"]:
@@ -140,6 +142,21 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
             "run": f"git {rev}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, host {platform.node()}",
             "counters": {"judged_ok": ok, "judged_miss": miss, "per_metric": summary, "misses": misses},
             "time_summary": tsum, "times": times, "rows": rows}
+
+
+def add_issued(c: dict, profile: dict, where: str) -> None:
+    """Beside each kernel's time, the SASS warp instructions the timing model walked against those ncu
+    counted (smsp__inst_executed.sum in the set's profile run), and their summary."""
+    errs = []
+    for t in c["times"]:
+        got = profile.get("kernels", {}).get(t["kernel"], {}).get("metrics", {}).get("smsp__inst_executed.sum")
+        t["measured_warp_instructions"] = got
+        if got and t.get("predicted_warp_instructions"):
+            errs.append(abs(t["predicted_warp_instructions"] - got) / got * 100)
+    if errs:
+        c["issued_summary"] = {"file": where, "kernels": len(errs), "median_abs_error_pct": float(np.median(errs)),
+                               "within_5_pct": int(sum(e <= 5 for e in errs)),
+                               "over_25_pct": int(sum(e > 25 for e in errs))}
 
 
 def _fmt(v) -> str:
@@ -188,6 +205,10 @@ def markdown(c: dict) -> str:
         L.append(f"| {t['kernel']} | {t['pattern']} | {'yes' if t['verified'] else 'NO'} | "
                  f"{_fmt(t['measured_event_us'])} | {_fmt(t['measured_event_repeat_us'])} | "
                  f"{_fmt(t['measured_ncu_us'])} | {_fmt(t['predicted_us'])} | {err} | {t['limiter'] or '-'} |")
+    if (i := c.get("issued_summary")):
+        L += ["", f"SASS warp instructions the timing model issues against ncu's `smsp__inst_executed.sum` "
+                  f"(`{i['file']}`, the same launch): median |error| {i['median_abs_error_pct']:.1f}% over "
+                  f"{i['kernels']} kernels, {i['within_5_pct']} within 5%, {i['over_25_pct']} over 25%."]
     ref = [(t["kernel"], m, r) for t in c["times"] for m, r in t["refusals"].items()]
     L += ["", "## Refusals", ""]
     L += [f"- {k} ({m}): {r}" for k, m, r in ref] or ["- none"]
@@ -235,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     c["set"] = a.set
     c["measured_file"] = str(path.resolve().relative_to(ROOT)) if path.resolve().is_relative_to(ROOT) else str(path)
     c["counter_blocks"] = "every block simulated" if a.all_blocks else "the pipeline's sampled blocks"
+    profile = ROOT / "corpus" / "results" / f"{a.set}_profile_h100.json"
+    if profile.exists():
+        add_issued(c, json.loads(profile.read_text()), str(profile.relative_to(ROOT)))
     text = markdown(c)
     print(text)
     if a.out:

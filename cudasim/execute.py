@@ -300,6 +300,8 @@ class Program:
                             e.pc = pc + 1
                             continue
                         if nt.any():
+                            if watch:
+                                _parted(b, watch, taken, nt, pc)
                             r = ipdom[pc]
                             e.pc = r
                             stack.append(Entry(pc + 1, Mask.of(nt), r))
@@ -322,6 +324,9 @@ class Program:
                                 spun = None
                                 if moved == _WITHIN and b.waiting is None:  # from now, lanes may park at barriers
                                     b.waiting = np.zeros(b.L, dtype=bool)
+                                if moved == _WITHIN:  # warps or threads of a block went apart: each may be parted
+                                    for j, _ in watch:
+                                        b.parted.setdefault(j, {})[-1] = (1 << (b.lpb // 32)) - 1
                             elif moved is None:  # inside a call: left to the step limit
                                 rounds = -(1 << 62)
                         elif rounds > _SPIN and (seen is not None or (rounds & (rounds - 1)) == 0):
@@ -481,7 +486,8 @@ class Program:
                max_steps: int = MAX_STEPS) -> tuple[Trace, dict, list[Finding]]:
         """Run the grid (or the blocks `run_blocks`), tracing `trace_blocks` (default: those run); for each of
         `follow_blocks` (linear indices among those run), the path its warps took (stats["followed"]:
-        {block: [(pc of a run or control instruction, bit mask of the warps entering it), ...]})."""
+        {block: [(pc of a run or control instruction, bit mask of the warps entering it), ...]}) and the warps
+        whose lanes a branch sent both ways (stats["followed_parted"]: {block: {branch pc: bit mask}})."""
         gx, gy, gz = grid
         total = gx * gy * gz
         ids = None if run_blocks is None else np.unique(np.asarray(run_blocks, np.int64))  # None: all, made a batch
@@ -507,6 +513,7 @@ class Program:
                  "yields": 0, "heaviest_block": (-1, -1)}  # (block, its longest warp's warp instructions)
         follow = set() if follow_blocks is None else {int(x) for x in follow_blocks}
         followed: dict[int, list[tuple[int, int]]] = {}
+        parted: dict[int, dict[int, int]] = {}  # followed block -> {branch pc: its warps whose lanes it parted}
         t0 = time.perf_counter()
         with np.errstate(all="ignore"):
             for s in range(0, n_run, per_batch):
@@ -531,11 +538,13 @@ class Program:
                     chk.end_batch(b)
                 for j, path in b.profiled:
                     followed[int(chunk[j])] = path
+                    parted[int(chunk[j])] = b.parted.get(j, {})
         stats["wall_seconds"] = time.perf_counter() - t0
         stats["printf"] = self.runtime.output()
         stats["pc_warp_instructions"] = self.pc_counts(stats.pop("pc_runs"))
         if follow:
             stats["followed"] = followed
+            stats["followed_parted"] = parted
         stats["thread_instructions_per_second"] = stats["thread_instructions"] / max(stats["wall_seconds"], 1e-9)
         traced_blocks = (None if traced is None or (run_blocks is None and trace_blocks is None)
                          else [int(x) for x in traced])
@@ -629,6 +638,17 @@ def _follow(watch: list, m: Mask, lpb: int, pc: int) -> None:
         bits = m.mask[j * lpb:(j + 1) * lpb].reshape(-1, 32).any(1)
         if bits.any():
             path.append((pc, int.from_bytes(np.packbits(bits, bitorder="little").tobytes(), "little")))
+
+
+def _parted(b: Batch, watch: list, taken: np.ndarray, other: np.ndarray, pc: int) -> None:
+    """For each followed block, note the warps whose lanes the branch at `pc` sent both ways (b.parted:
+    {block in batch: {pc: bit mask of warps}}; pc -1: warps or threads that went apart at a spin-wait)."""
+    for j, _ in watch:
+        sl = slice(j * b.lpb, (j + 1) * b.lpb)
+        both = taken[sl].reshape(-1, 32).any(1) & other[sl].reshape(-1, 32).any(1)
+        if both.any():
+            at = b.parted.setdefault(j, {})
+            at[pc] = at.get(pc, 0) | int.from_bytes(np.packbits(both, bitorder="little").tobytes(), "little")
 
 
 def _warp_bits(m: Mask, W: int) -> np.ndarray:

@@ -80,6 +80,7 @@ class Batch:
     stack: list[Entry] = field(default_factory=list)  # the divergence stack, top last, while the batch runs
     waiting: np.ndarray | None = None  # lanes parked at a barrier, once threads of a block run apart (execute)
     profiled: list = field(default_factory=list)  # (block in batch, path) of the blocks whose warps' paths are followed
+    parted: dict = field(default_factory=dict)  # block in batch -> {branch pc: its followed warps the branch parted}
 
     @property
     def W(self) -> int:

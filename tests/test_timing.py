@@ -187,7 +187,7 @@ def test_a_sass_walk_far_shorter_than_the_ptx_path_is_refused(monkeypatch):
     if sass.find_nvdisasm() is None:
         pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
     walk = sassflow.Walker.stream
-    monkeypatch.setattr(sassflow.Walker, "stream", lambda self, path: walk(self, path)[:5])
+    monkeypatch.setattr(sassflow.Walker, "stream", lambda self, path, **kw: walk(self, path, **kw)[:5])
     launch = pipeline.resolve_catalog("sgemm_smem", 256)
     with pytest.raises(ValueError, match=r"lost warp 0's PTX path .*\(5 SASS instructions for"):
         timing.analyze(simulation.simulation(launch))

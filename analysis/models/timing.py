@@ -148,7 +148,7 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
         streams = []
         for w in range(-(-sim.threads_per_block // 32)):
             pw = [pc for pc, bits in path if bits >> w & 1]
-            streams.append(walker.stream(pw).tolist() if pw else [])
+            streams.append(walker.stream(pw, parted=walker.parted(s.parted.get(block), w)).tolist() if pw else [])
             ptx = sum(prog.run_end(pc) - pc for pc in pw)
             if issues.lost(len(streams[-1]), ptx):
                 # far longer or far shorter than the PTX the warp ran: the walk left the warp's path (a loop it

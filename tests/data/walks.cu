@@ -116,3 +116,18 @@ extern "C" __global__ void tree(const float *a, float *out) {
     }
     if (t == 0) out[blockIdx.x] = s[0];
 }
+
+// cosf and sinf of small arguments: the fast path only (the Payne-Hanek reduction and the infinity case
+// are never taken), so every SASS instruction is issued at most once
+extern "C" __global__ void sincos_fast(float* out, const float* a, float g) {
+    float x = a[threadIdx.x] * g;
+    out[threadIdx.x] = cosf(x) * 2.0f + sinf(x);
+}
+
+// as sincos_fast, and lane 0 takes powf's special case (an exponent of 0) at a branch the SASS keeps: the other
+// lanes' work is theirs, not what ptxas folded of the sine's branches, so still no instruction twice
+extern "C" __global__ void sincos_split(float* out, const float* a, float g) {
+    float x = a[threadIdx.x] * g;
+    float p = powf(g + 1.0f, (float)(threadIdx.x % 32));
+    out[threadIdx.x] = (cosf(x) + sinf(x)) * p;
+}
