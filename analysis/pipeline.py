@@ -304,6 +304,9 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
         notes.append(f"blocks {a} and {b} were sampled to stand for alike blocks but did different work: "
                      "the counts are sampled estimates; --all-blocks gives exact ones")
     if blocks is not None:
+        notes.append(f"{len(set(blocks))} of {launch.blocks:,} blocks simulated, the others taken to do what these "
+                     "do: an out-of-bounds access, a hang or a far longer loop in a block not sampled is not seen "
+                     "(--all-blocks simulates every block; python -m cudasim.check checks every block)")
         if (spread := uneven_work(result.stats.get("followed", {}), function.program.run_end,
                                   lambda b: interior(trace, b))):
             notes.append(f"the sampled interior blocks executed from {spread[0]:,} to {spread[1]:,} warp instructions "

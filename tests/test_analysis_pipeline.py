@@ -513,3 +513,12 @@ def test_two_files_of_the_same_text_are_two_results(tmp_path):
                  "n=32", "--draw", "none")
         assert r.returncode == 0, r.stderr
         assert f"{name}.cu:3" in r.stdout and ("first.cu" in r.stdout) == (name == "first"), r.stdout
+
+
+def test_a_sampled_launch_says_what_its_samples_cannot_see():
+    need_nvrtc()
+    said = "blocks simulated, the others taken to do what these do"
+    big = pipeline.trace_results(pipeline.resolve_catalog("transpose_naive", 4096, {}))
+    assert any(said in n and "cudasim.check" in n for n in big["notes"])
+    small = pipeline.trace_results(pipeline.resolve_catalog("transpose_naive", 64, {}))
+    assert not any(said in n for n in small["notes"])
