@@ -269,14 +269,14 @@ def unsized_buffer(p: Param, count: int = UNSIZED_START) -> np.ndarray:
 def unsized_note(name: str, arr: np.ndarray, grown: bool) -> str:
     """What the output says of a buffer the user gave neither size nor data: its size, and how to give both
     (which counts its zeros decide, analysis.dataflow says)."""
-    size = f"{arr.size:,} {arr.dtype} ({_bytes(arr.nbytes)})"
+    size = f"{arr.size:,} {arr.dtype} ({byte_size(arr.nbytes)})"
     how = (f"grown to {size} to cover what the simulated blocks touched" if grown
            else f"{size}; the simulated blocks touched no further")
     return (f"{name}: no size or data given: zeros, {how} (--arg {name}={arr.dtype}[COUNT] sizes it, "
             f"--data {name}=FILE.npy fills it)")
 
 
-def _bytes(n: int) -> str:
+def byte_size(n: float) -> str:
     """A byte count with its unit."""
     for unit, scale in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
         if n >= scale:

@@ -35,11 +35,11 @@ from cudasim import progress
 from cudasim.compile import cache_dir, name_expressions, split_overload
 from cudasim.includes import include_dirs_of
 from cudasim.ptx import cluster_problem, directives_of, launch_bounds
-from cudasim.memory import GlobalMemory
+from cudasim.memory import GlobalMemory, host_free_bytes
 from cudasim.operands import untimed_reads
 
 from . import dataflow, issues, registry, sass
-from .args import TargetError
+from .args import TargetError, byte_size
 from .signature import kernel_names, no_such_kernel
 from .common import Model, interior, longest_warp, provenance
 from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name, resolve, resolve_catalog,  # noqa: F401
@@ -263,6 +263,14 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
     if launch.blocks > 1 and launch.unsized() and alone:  # the grid's last block first: buffers left unsized grow at once to
         probe = _function(launch, compiled)     # what it reaches, rather than step by step as probes reach further
         simulate(launch, compiled, [launch.blocks - 1], function=probe)
+    if all_blocks and launch.blocks > 1 and alone:  # a trace past memory would stop late: refuse it before
+        probe = probe or _function(launch, compiled)
+        need = launch.blocks * trace_bytes(simulate(launch, compiled, [0], function=probe)[0].trace)
+        free = host_free_bytes()
+        if free is not None and need > free // 3:
+            raise TargetError(f"--all-blocks: a trace of every block would take about {byte_size(need)} (block 0's "
+                              f"times {launch.blocks:,} blocks), past the {byte_size(free // 3)} it may use (a third of "
+                              f"the memory free); leave out --all-blocks to simulate a sample of blocks, scaled")
     if blocks is None and not all_blocks and launch.blocks > 1:  # few threads, but each block may do much work
         probe = _function(launch, compiled)
         need = launch.blocks * trace_bytes(simulate(launch, compiled, [0], function=probe)[0].trace)

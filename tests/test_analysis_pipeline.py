@@ -522,3 +522,13 @@ def test_a_sampled_launch_says_what_its_samples_cannot_see():
     assert any(said in n and "cudasim.check" in n for n in big["notes"])
     small = pipeline.trace_results(pipeline.resolve_catalog("transpose_naive", 64, {}))
     assert not any(said in n for n in small["notes"])
+
+
+def test_all_blocks_refuses_before_a_trace_past_memory(monkeypatch):
+    """--all-blocks estimates the trace from block 0 and refuses at once where it would pass a third of the
+    memory free, rather than stopping when the trace gets there."""
+    need_nvrtc()
+    monkeypatch.setattr(pipeline, "host_free_bytes", lambda: 3 << 20)
+    with pytest.raises(pipeline.TargetError, match=r"--all-blocks: a trace of every block would take about .* past "
+                                                   r"the 1\.0 MiB it may use"):
+        pipeline.trace_results(pipeline.resolve_catalog("transpose_naive", 1024, {}), all_blocks=True, use_cache=False)
