@@ -84,7 +84,8 @@ class SourceModule:
         self.memory = memory or default_memory()
         self.symbols: dict[str, int] = {}
         for v in self.module.globals:
-            self.symbols[v.name] = self.memory.alloc(max(v.size, 1), f"__device__ variable {v.name}")
+            kind = "__constant__" if v.space == "const" else "__device__"
+            self.symbols[v.name] = self.memory.alloc(max(v.size, 1), f"{kind} variable {v.name}")
         self.reset_globals()
         self._functions: dict[str, Function] = {}
 

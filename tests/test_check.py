@@ -552,3 +552,16 @@ def test_a_warp_sync_whose_mask_names_lanes_that_returned_is_reported(capsys, tm
     src.write_text(src.read_text().replace("__syncwarp(0xffffffff)", "__syncwarp(0x0000ffff)"))
     code, out, err = cli([f"{src}::half_gone", "--grid", "1", "--block", "32", "--arg", "out=int32[32]"], capsys)
     assert code == 0, out
+
+
+def test_a_read_past_a_constant_array_is_named_as_constant_memory(capsys, tmp_path):
+    src = tmp_path / "c.cu"
+    src.write_text("__constant__ float coef[16];\n"
+                   'extern "C" __global__ void k(float* out, int n) {\n'
+                   "    int i = threadIdx.x;\n"
+                   "    if (i < n) out[i] = coef[i];\n"
+                   "}\n")
+    code, out, _ = cli([f"{src}::k", "--grid", "1", "--block", "32", "--arg", "n=32", "--arg", "out=float32[32]"], capsys)
+    assert code == 1
+    assert "Invalid __constant__ read of size 4 bytes (out of bounds)" in out
+    assert "4 bytes past the end of __constant__ variable coef" in out and "__global__" not in out

@@ -69,7 +69,8 @@ def report_bounds(findings: Findings, kind: str, space: str, pc: int, ins, size:
                   fix: str | None = None) -> None:
     """One out-of-bounds or misaligned finding for `gids` (the first bad address or offset: `first`); `fix`
     where the usual one (a bounds guard) is not it."""
-    where = {"global": "__global__", "shared": "__shared__", "local": "__local__", "generic": "generic"}[space]
+    where = {"global": "__global__", "const": "__constant__", "shared": "__shared__", "local": "__local__",
+             "generic": "generic"}[space]
     what = {"read": "read", "write": "write", "atomic": "atomic"}.get(op, op)
 
     def make() -> Finding:
@@ -80,7 +81,7 @@ def report_bounds(findings: Findings, kind: str, space: str, pc: int, ins, size:
             msg = f"invalid {where} {what} of {size} bytes at {_addr(space, first)}: {detail}"
             hint = fix or "check the index against the size before the access (a bounds guard), or size the buffer up"
         return Finding(kind, msg, Side(pc, str(ins.file), ins.line, ins.text, what), space=space, size=size,
-                       allocation=allocation, offset=offset, address=int(first) if space in ("global", "generic")
+                       allocation=allocation, offset=offset, address=int(first) if space in ("global", "const", "generic")
                        else signed(int(first)), hint=hint)
     name = allocation["name"] if allocation else None
     findings.add((kind, space, site(ins, pc), op, name), make, gids)
@@ -92,4 +93,4 @@ def signed(a: int) -> int:
 
 
 def _addr(space: str, a: int) -> str:
-    return f"address 0x{a:x}" if space in ("global", "generic") else f"offset {signed(a)}"
+    return f"address 0x{a:x}" if space in ("global", "const", "generic") else f"offset {signed(a)}"

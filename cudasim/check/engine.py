@@ -270,7 +270,7 @@ class Checker:
                 wrong = np.zeros(len(a), bool)
             off = (a - np.uint64(HEAP_BASE)).astype(np.int64)
             if bad.any() or mis.any():
-                self._global_faults(pc, ins, idx, a, size, op, bad & ~wrong, mis)
+                self._global_faults(pc, ins, idx, a, size, op, bad & ~wrong, mis, space)
                 off[bad | mis] = self.sink - HEAP_BASE
                 keep = ~(bad | mis)
                 idx_ok, off_ok = idx[keep], off[keep]
@@ -334,8 +334,9 @@ class Checker:
                       f"the address is in no memory (a null or uninitialized pointer?); {words}", alloc, offset)
         return b.gmem.heap, np.full(len(idx), self.sink - HEAP_BASE, np.int64)
 
-    def _global_faults(self, pc, ins, idx, a, size, op, bad, mis) -> None:
-        """Report the lanes outside every allocation (one finding per nearest allocation) and the misaligned."""
+    def _global_faults(self, pc, ins, idx, a, size, op, bad, mis, space: str = "global") -> None:
+        """Report the lanes outside every allocation (one finding per nearest allocation) and the misaligned;
+        `space`: "global", or "const" for a load from __constant__ memory."""
         gid = self.clocks.gid
         if bad.any():
             s = np.flatnonzero(bad)
@@ -356,13 +357,13 @@ class Checker:
                 sel = s[near == k]
                 j = int(sel[0])
                 alloc, offset, words = nearest(self.gmem, int(a[j]), size, self.off_limits)
-                report_bounds(self.findings, "out-of-bounds", "global", pc, ins, size, op, gid[idx[sel]], int(a[j]),
+                report_bounds(self.findings, "out-of-bounds", space, pc, ins, size, op, gid[idx[sel]], int(a[j]),
                               words, alloc, offset)
         if mis.any():
             s = np.flatnonzero(mis)
             j = int(s[0])
             alloc, offset, _ = nearest(self.gmem, int(a[j]), size, self.off_limits)
-            report_bounds(self.findings, "misaligned", "global", pc, ins, size, op, gid[idx[s]], int(a[j]),
+            report_bounds(self.findings, "misaligned", space, pc, ins, size, op, gid[idx[s]], int(a[j]),
                           f"the address must be a multiple of {alignment(size)}"
                           + (f" ({offset} bytes into {alloc['name']})" if alloc else ""), alloc, offset)
 

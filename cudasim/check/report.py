@@ -17,7 +17,8 @@ P = "========= "
 
 
 def title(f: Finding) -> str:
-    space = f"__{f.space}__" if f.space in ("global", "shared", "local") else "generic"
+    space = {"global": "__global__", "const": "__constant__", "shared": "__shared__", "local": "__local__"}.get(
+        f.space, "generic")
     if f.kind == "race":
         hazard = f.message.split("(", 1)[1].split(")")[0] if "(" in f.message else "hazard"
         return f"Race ({hazard}) on {space} memory between {f.relation}"
