@@ -100,12 +100,15 @@ def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple, 
     return out
 
 
-def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict) -> dict[tuple, int]:
+def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict,
+                  predicated: bool = False) -> dict[tuple, int]:
+    """The anchors of SASS instructions [start, end): those no predicate guards, or (`predicated`) only the
+    guarded ones (a branch that ends the block aside)."""
     out: dict[tuple, int] = {}
     for i in range(start, end):
         x = ins[i]
-        if x.guard and not (x.op == "BRA" and i == end - 1):
-            continue  # if-converted: issued as often as the block around it
+        if bool(x.guard and not (x.op == "BRA" and i == end - 1)) != predicated:
+            continue  # if-converted (or not, when asked for those): issued as often as the block around it
         if x.op in _FP:
             key, units = (_sass_where(x), "fp"), 1
         elif x.memory:
@@ -147,6 +150,7 @@ class Match:
     key: tuple | None  # ((line, site), kind)
     units: int
     also: tuple[tuple[tuple, int], ...] = ()
+    maybe: tuple[tuple[tuple, int], ...] = ()  # predicated work: the last trips of a loop ptxas folded, or none
 
 
 def match_blocks(sg: SassGraph, body: list, cfg, labels: dict) -> tuple[list[Match], list[list[Match]]]:
@@ -164,9 +168,10 @@ def match_blocks(sg: SassGraph, body: list, cfg, labels: dict) -> tuple[list[Mat
         ptx.append([Match(k, v) for k, v in a.items() if k in keys])
     have = {m.key for ms in ptx for m in ms}
     out = []
-    for m, a in zip(sass, anchors):
+    for m, a, (s, e) in zip(sass, anchors, sg.blocks):
         also = tuple((k, v) for k, v in a.items() if k in have and k != m.key)
-        out.append(Match(m.key, m.units, also) if m.key in have else Match(None, 0, also))
+        maybe = tuple((k, v) for k, v in _sass_anchors(ins, s, e, sg.listing.labels, True).items() if k in have)
+        out.append(Match(m.key, m.units, also, maybe) if m.key in have else Match(None, 0, also, maybe))
     return out, ptx
 
 
@@ -386,6 +391,9 @@ class Walker:
                         fresh = False
                         todo[j][1] = 0 if once else todo[j][1] - units
                         break
+            for key, units in m.maybe:  # predicated trips: the last of the current run's work, where they can do it
+                if r < len(todo) and todo[r][0] == key and 0 < todo[r][1] <= units and not once:
+                    todo[r][1] = 0
             while r < len(todo) and todo[r][1] <= 0:
                 r += 1
             succ = list(sg.graph.successors(bi))

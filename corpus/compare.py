@@ -76,7 +76,8 @@ def predict(k: manifest.CorpusKernel, gpu_name: str | None = None, all_blocks: b
     try:
         t = simulation.result(registry.get("timing"), launch)
         out["time_us"], out["limiter"], out["timing_provenance"] = t["time_us"], t["limiter"], t["provenance"]
-        out["warp_instructions"] = t.get("counts", {}).get("warp_instructions")
+        w = t.get("counts", {}).get("warp_instructions")
+        out["warp_instructions"] = None if w is None else int(round(w))  # a count: an int, as ncu's
     except Exception as e:  # noqa: BLE001
         out["refusals"]["timing"] = _one_line(e)
     out["timing_seconds"] = round(time.perf_counter() - t0, 1)

@@ -147,6 +147,25 @@ def test_walks_of_branches_the_warp_splits_at_issue_what_ncu_counted(name):
     assert d["counts"]["warp_instructions"] == pytest.approx(row["metrics"]["smsp__inst_executed.sum"], rel=0.10)
 
 
+@pytest.mark.parametrize("set_name,name", [("holdout4", "rope_neox"), ("holdout", "maxpool2d_forward")])
+def test_walks_ptxas_reshaped_issue_what_ncu_counted(set_name, name):
+    """rope_neox: cosf/sinf's quadrant branches part a warp's lanes in the PTX but are predicated code in the
+    SASS (the walk once went through the kernel's tail three times: 639 instructions a block where ncu counted
+    523). maxpool2d_forward: the window loop's remainder issues its last trip as predicated loads (the walk
+    once took 5 trips of the outer loop for 3: 287 a warp where ncu counted 221)."""
+    need_nvrtc()
+    from analysis import sass, simulation
+    from corpus.compare import resolve
+    from corpus.sets import load_set
+    if sass.find_nvdisasm() is None:
+        pytest.skip("nvdisasm is not installed (pip: nvidia-cuda-nvdisasm)")
+    row = json.loads((ROOT / "corpus" / "results" / f"{set_name}_profile_h100.json").read_text())["kernels"][name]
+    k = load_set(set_name).get(name)
+    assert k.size == row["size"]
+    d = timing.analyze(simulation.simulation(resolve(k)))
+    assert d["counts"]["warp_instructions"] == pytest.approx(row["metrics"]["smsp__inst_executed.sum"], rel=0.01)
+
+
 def test_a_search_loop_issues_what_ncu_counted():
     """A linear-probing hash lookup (a loop with a return on each outcome, whose trip count is the
     data's): the warp instructions the model issues against the executed instructions ncu counted on
