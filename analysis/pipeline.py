@@ -36,7 +36,7 @@ from cudasim.compile import cache_dir, name_expressions, split_overload
 from cudasim.includes import include_dirs_of
 from cudasim.ptx import cluster_problem, directives_of, launch_bounds
 from cudasim.memory import GlobalMemory, host_free_bytes
-from cudasim.operands import untimed_reads
+from cudasim.operands import untimed_notes
 
 from . import dataflow, issues, registry, sass
 from .args import TargetError, byte_size
@@ -388,17 +388,6 @@ def _made_up(launch: ResolvedLaunch, fn, made: dict[str, str],
     params = {i: p.name for i, p in enumerate(launch.signature()) if p.name in made}
     depends = dataflow.dependence(fn, params, set(made) - set(params.values()))
     return depends, dataflow.summary(depends, fn.body, made, said)
-
-
-def untimed_notes(body) -> list[str]:
-    """A note on each register the kernel reads whose GPU value depends on where and when a warp runs."""
-    out = []
-    for reg, where in untimed_reads(body):
-        what = ("advances by one per read here, not with the GPU's time, so what the kernel computes from it is "
-                "no time" if reg not in ("%smid", "%nsmid", "%warpid") else "is 0 here, whichever SM or slot a "
-                "GPU would run the warp on")
-        out.append(f"the kernel reads {reg} ({where}): it {what}")
-    return out
 
 
 def check_notes(launch: ResolvedLaunch) -> list[str]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,6 +24,7 @@ from .errors import LaunchError, MemoryFault
 from .execute import MAX_STEPS, Finding, Program
 from .gpus import GPU, for_arch, get_gpu
 from .memory import GlobalMemory, default_memory
+from .operands import untimed_notes
 from .pointers import address_params
 from .ptx import Module, cluster_problem, parse_module
 from .trace import Trace
@@ -43,6 +45,7 @@ class Launch:
     block: tuple[int, int, int]
     shared: int = 0
     outputs: list[np.ndarray] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # what the simulation cannot know (a clock read, %smid)
 
     def __repr__(self) -> str:
         s = self.stats
@@ -162,6 +165,7 @@ class Function:
         self.module, self.entry, self.name, self.resources = module, entry, name, resources
         self.fn = link(module.module, entry)  # with the functions it calls, if any
         self._program: Program | None = None
+        self._noted = False  # the untimed-register notes were given (as a warning) at a launch
         self._checked: Program | None = None
         # the driver's limits are those of the chip the PTX targets (the default row without one)
         self.gpu: GPU = for_arch(module.module.target or "") or get_gpu()
@@ -308,7 +312,12 @@ class Function:
                 mem.free(ptr)
         stats["call_seconds"] = time.perf_counter() - t0  # what the caller waited: copies and trace included
         stats["buffers"] = [(int(ptr), int(arr.nbytes)) for ptr, arr, _ in temps]  # the arrays passed: (address, bytes)
-        return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs)
+        notes = untimed_notes(prog.fn.body)
+        if notes and not self._noted:  # once per kernel: a GPU's clock or SM number is not what the run read
+            self._noted = True
+            for n in notes:
+                warnings.warn(f"cudasim: {self.name}: {n}", stacklevel=2)
+        return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs, notes)
 
     def _pack(self, where: str, a, p, mem: GlobalMemory, temps: list, unwritten: list, guards: list) -> bytes:
         if isinstance(a, (ArgumentHandler, np.ndarray)):

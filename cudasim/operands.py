@@ -34,6 +34,17 @@ def untimed_reads(body) -> list[tuple[str, str]]:
     return list(seen.items())
 
 
+def untimed_notes(body) -> list[str]:
+    """A note on each register the kernel reads whose GPU value depends on where and when a warp runs."""
+    out = []
+    for reg, where in untimed_reads(body):
+        what = ("advances by one per read here, not with the GPU's time, so what the kernel computes from it is "
+                "no time" if reg not in ("%smid", "%nsmid", "%warpid") else "is 0 here, whichever SM or slot a "
+                "GPU would run the warp on")
+        out.append(f"the kernel reads {reg} ({where}): it {what}")
+    return out
+
+
 class Clock:
     """What `%clock` and the timers read: a counter that advances on every read, so that a kernel
     timing itself sees time pass; one per program, kept across launches."""

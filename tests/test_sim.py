@@ -505,3 +505,20 @@ def test_an_access_made_from_one_array_that_lands_past_another_names_the_first()
           grid=(8192, 1), run_blocks=[200])  # a sampled block: every lane of it past both arrays
     assert "past the end of argument 0 of far_read (uint8[2000])" in str(e.value)
     assert "the array its address is made from" in str(e.value) and e.value.argument == 0
+
+
+def test_a_clock_read_is_said_once_per_kernel_through_the_python_api():
+    """The PyCUDA-shaped API runs a kernel that times itself: the values are a counter, not the GPU's
+    clock, and the launch says so (Launch.notes, and a warning at the first launch of the kernel)."""
+    import warnings
+
+    f = SourceModule("__global__ void t(long long* out) { long long a = clock64(); "
+                     "out[threadIdx.x] = clock64() - a; }").get_function("t")
+    out = np.zeros(32, np.int64)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = f(out, block=(32, 1, 1), grid=(1, 1))
+        again = f(out, block=(32, 1, 1), grid=(1, 1))
+    said = [str(w.message) for w in caught if "%clock64" in str(w.message)]
+    assert len(said) == 1 and "not with the GPU's time" in said[0]
+    assert any("%clock64" in n for n in first.notes) and again.notes == first.notes
