@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Callable, NoReturn
 
@@ -122,6 +123,11 @@ class _Once(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+def _one_line_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A command's warnings as one line on stderr (not the Python source line that raised them)."""
+    print(f"warning: {message}", file=sys.stderr)
+
+
 def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMORY_HINT) -> NoReturn:
     """Run a command's `main(*args)` and exit with its status, or with one line and 130 on Ctrl-C, one line
     and 2 on MemoryError (`memory_hint` says what to shrink), quietly on a closed pipe."""
@@ -135,6 +141,7 @@ def run(main: Callable[..., int | None], *args: object, memory_hint: str = MEMOR
     if (problem := cache_problem()) is not None:  # before any work: every command compiles or caches through it
         _last_words(f"error: {problem}")
         sys.exit(UNUSABLE)
+    warnings.showwarning = _one_line_warning
     try:
         status = main(*args)
         sys.stdout.flush()  # what is still buffered fails here, not in the interpreter's exit, where it is a traceback
