@@ -10,8 +10,9 @@ The analysis is a forward taint over the kernel's registers, run to a fixpoint (
 - a pointer's provenance (which parameter or module variable it was made from) follows arithmetic
   and moves from the entry's `ld.param`; a load's value carries the contents of the buffers its
   address points into, and whatever its address already carried;
-- stores carry their values' taint into memory: per buffer for global memory, one bucket for
-  each of shared, local and call-parameter memory (coarse, never missing a flow);
+- stores carry their values' taint into memory: per buffer for global memory, per `__shared__`
+  array where the address is made from it (else a bucket every shared load reads), one bucket
+  for each of local and call-parameter memory (coarse, never missing a flow);
 - a tainted branch decides whether every instruction it controls runs (those from the branch to
   its immediate post-dominator); a register written there carries the branch's taint where it is
   read outside that region (which path ran decides its value there: implicit flows), as does a
@@ -34,6 +35,7 @@ from .common import MADE_UP as NOTE
 from .present import short
 
 _EMPTY: frozenset[str] = frozenset()
+SHARED = "__shared__ "  # the provenance a pointer made from a __shared__ array carries: this, then its PTX name
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,7 @@ def dependence(fn: Function, params: dict[int, str], variables: Iterable[str] = 
     entry_params = {p.name: params[i] for i, p in enumerate(fn.params) if i in params}
     all_entry = {p.name for p in fn.params}
     variables = frozenset(variables)
+    arrays = {v.name: SHARED + v.name for v in fn.shared}  # a __shared__ array's bucket, as a pointer's provenance
     regions = _regions(fn)
     ptr: dict[str, frozenset[str]] = {}  # register -> buffers its value points into
     data: dict[str, frozenset[str]] = {}  # register -> buffers whose contents its value depends on
@@ -124,13 +127,15 @@ def dependence(fn: Function, params: dict[int, str], variables: Iterable[str] = 
             addr_regs = [r for o in mems for r in _regs(o)]
             addr_data = _union(data.get(r, _EMPTY) for r in addr_regs)
             points = _union(ptr.get(r, _EMPTY) for r in addr_regs) | frozenset(
-                s for o in mems for s in _syms(o) if s in variables)
+                s for o in mems for s in _syms(o) if s in variables) | frozenset(
+                arrays[s] for o in mems for s in _syms(o) if s in arrays)
             sp = space_of(ins)
             srcs = [r for o in ins.operands[1:] for r in _regs(o)] if _dests(ins) else \
                 [r for o in ins.operands for r in _regs(o)]
             src_data = _union(data.get(r, _EMPTY) for r in srcs) | implicit
             src_ptr = _union(ptr.get(r, _EMPTY) for r in srcs) | frozenset(
-                s for o in ins.operands[1:] for s in _syms(o) if s in variables and o.kind == "sym")
+                s for o in ins.operands[1:] for s in _syms(o) if s in variables and o.kind == "sym") | frozenset(
+                arrays[s] for o in ins.operands[1:] for s in _syms(o) if s in arrays and o.kind == "sym")
             new_ptr, new_data = src_ptr, src_data | (data.get(ins.guard, _EMPTY) if ins.guard else _EMPTY)
             if _loads(ins):
                 if sp == "param" and any(s in all_entry for o in mems for s in _syms(o)):
@@ -139,7 +144,8 @@ def dependence(fn: Function, params: dict[int, str], variables: Iterable[str] = 
                 else:
                     held = _memory(mem, sp, points)
                     new_ptr = _EMPTY
-                    contents = points if sp in ("global", "generic", "const") else _EMPTY
+                    contents = (frozenset(p for p in points if not p.startswith(SHARED))
+                                if sp in ("global", "generic", "const") else _EMPTY)
                     new_data = new_data | addr_data | held | contents
             if ins.base == "cp":  # cp.async: shared memory gets the global source's contents
                 stored, sp = addr_data | points | c, "shared"
@@ -180,15 +186,25 @@ def dependence(fn: Function, params: dict[int, str], variables: Iterable[str] = 
 
 
 def _memory(mem: dict[str, frozenset[str]], space: str, points: frozenset[str]) -> frozenset[str]:
-    """The taint stores left where a load of `space` through pointers into `points` may read."""
-    return _union(mem.get(k, _EMPTY) for k in _buckets(space, points))
+    """The taint stores left where a load of `space` through pointers into `points` may read: a shared load
+    through a pointer made from known arrays reads theirs and what stores through unknown pointers left;
+    through an unknown one, every array's."""
+    keys = _buckets(space, points)
+    if "shared" in keys:
+        arrays = [p for p in points if p.startswith(SHARED)]
+        keys = [k for k in keys if k != "shared"] + ["shared"] + (arrays or [k for k in mem if k.startswith(SHARED)])
+    return _union(mem.get(k, _EMPTY) for k in keys)
 
 
 def _buckets(space: str, points: frozenset[str]) -> list[str]:
-    """The memory buckets an access of `space` through pointers into `points` may touch."""
-    if space in ("shared", "local", "param"):
+    """The memory buckets a store of `space` through pointers into `points` may write ("shared": an
+    address made from no known __shared__ array)."""
+    if space == "shared":
+        return sorted(p for p in points if p.startswith(SHARED)) or ["shared"]
+    if space in ("local", "param"):
         return [space]
-    known = sorted(points) or ["?"]  # a pointer from nowhere traced (loaded from memory): one bucket for all
+    known = sorted(p for p in points if not p.startswith(SHARED)) or ["?"]  # a pointer from nowhere traced
+    # (loaded from memory): one bucket for all
     if space == "generic":
         return ["shared", "local", *known]
     return known
@@ -231,8 +247,8 @@ def summary(depends: dict[int, Dependence], body: list[Instruction], made: dict[
         what = [f"the addresses at {addr}" if addr else "", f"whether {runs} run{'s' if ',' not in runs else ''} "
                 f"(branches at {branch or 'predicated instructions'})" if runs else ""]
         out.append(f"{NOTE}{name} holds {made[name]} (no --data), and they may decide "
-                   f"{' and '.join(w for w in what if w)} (read from the PTX; a flow through shared or local memory is "
-                   f"taken to reach every later load of that memory): {said} is what {made[name]} do, not your data "
+                   f"{' and '.join(w for w in what if w)} (read from the PTX; a flow through a __shared__ array or local "
+                   f"memory is taken to reach every later load of it): {said} is what {made[name]} do, not your data "
                    f"(--data {name}=FILE.npy gives yours)")
     quiet = sorted(set(made) - {n for d in depends.values() for n in (d.address | d.control)})
     if quiet:
