@@ -71,16 +71,45 @@ def _sass_where(x: SassInstruction) -> tuple[int, int]:
     return line, (x.site[1] if line == x.line and x.site[1] not in (0, x.line) else 0)
 
 
+_ROUNDED = {"rn", "rz", "rm", "rp"}  # a float mul or add with its rounding written out: ptxas may not fuse it
+
+
+def fused_muls(body: list, start: int, end: int) -> set[int]:
+    """The float `mul`s of [start, end) that ptxas fuses into the add or sub that reads them (FFMA): no
+    rounding written on either, the add the product's only reader in the block, one product per add."""
+    readers: dict[str, list[int]] = {}
+    for pc in range(start, end):
+        for o in body[pc].operands[1:]:
+            if o.kind == "reg":
+                readers.setdefault(o.name, []).append(pc)
+    out, taken = set(), set()
+    for pc in range(start, end):
+        x = body[pc]
+        if (x.base != "mul" or x.type not in ("f32", "f64") or _ROUNDED & set(x.mods) or x.guard is not None
+                or not x.operands or x.operands[0].kind != "reg"):
+            continue
+        users = readers.get(x.operands[0].name, [])
+        if len(users) == 1 and users[0] > pc and users[0] not in taken:
+            y = body[users[0]]
+            if y.base in ("add", "sub") and y.type == x.type and not _ROUNDED & set(y.mods) and y.guard is None:
+                out.add(pc)
+                taken.add(users[0])
+    return out
+
+
 def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple, int]:
     out: dict[tuple, int] = {}
 
     def add(line: tuple[int, int], kind: str, units: int) -> None:
         out[(line, kind)] = out.get((line, kind), 0) + units
 
+    fused = fused_muls(body, start, end)
     for pc in range(start, end):
         x = body[pc]
         if x.label is not None or (x.guard is not None and x.base != "bra"):
             continue  # predicated, as ptxas's if-converted code: left out on both sides
+        if pc in fused:
+            continue  # one FFMA with the add that reads it
         if x.base in ("fma", "add", "sub", "mul") and x.type in ("f32", "f64"):
             add(_ptx_where(x), "fp", 1)
         elif x.type in ("f32", "f64") and (n := next((EXPANDED_FP[(x.base, m, x.type)] for m in x.mods
@@ -203,6 +232,7 @@ class Walker:
         self._below: dict[int, set[int]] = {}  # block -> the blocks it reaches
         self._fwd: dict[tuple, set[int]] = {}  # (block, avoided) -> what it reaches short of a back edge
         self._back = {(u, h) for h, body in self.sg.loops for u in body if self.sg.graph.has_edge(u, h)}
+        self._looped = set().union(*(body for _, body in self.sg.loops))  # blocks inside some loop
         self._side_cache: dict[frozenset, tuple[set[int], set[int]]] = {}
         self._doers: dict[tuple, list[int]] = defaultdict(list)  # key -> blocks that do its work, known by it or not
         for bi, m in enumerate(self.matches):
@@ -425,7 +455,7 @@ class Walker:
             while nxt is None and r < len(todo):
                 for j in range(r, min(r + window, len(todo))):
                     after = next((t for t in todo[j + 1:j + window] if t[1] > 0), None)
-                    if todo[j][1] > 0 and (nxt := self._toward(bi, succ, todo[j], after)) is not None:
+                    if todo[j][1] > 0 and (nxt := self._toward(bi, succ, todo[j], after, not parted)) is not None:
                         break
                 if nxt is None:  # the next run is out of reach from here: leave it
                     todo[r][1] = 0
@@ -513,14 +543,22 @@ class Walker:
                 return b
         return None
 
-    def _toward(self, bi: int, succ: list[int], run: list, after: list | None = None) -> int | None:
+    def _toward(self, bi: int, succ: list[int], run: list, after: list | None = None,
+                together: bool = False) -> int | None:
         """The successor on the way to a SASS block that can take `run`: one that does no other work
-        on the way first, then the largest U that fits (ptxas's unrolled code checks the trips left),
-        then one that also passes a block for the run `after` (ptxas moved a store of the next step
-        before the end of this one), then the cheapest, then the loop's back edge."""
+        on the way first, then the largest U that fits (ptxas's unrolled code checks the trips left) -
+        but for a warp whose lanes go `together` (none parted: every lane the same trips), while the work
+        left is no whole number of the smallest unrolled body's trips, one that fits in what is over
+        (ptxas runs a loop's remainder trips first, then its unrolled bodies) - then one that
+        also passes a block for the run `after` (ptxas moved a store of the next step before the end of
+        this one), then the cheapest, then the loop's back edge."""
         key, left = run[0], run[1]
         cands = self.consumers.get(key, [])
         fit = [a for a in cands if self.trip[a] <= left] or cands
+        trips = sorted({self.trip[a] for a in fit})
+        big = max(fit, key=lambda a: self.trip[a]) if fit else None  # the largest: an unrolled body, in a loop
+        over = left % trips[1] if together and big in self._looped and len(trips) > 1 and left > 0 else 0
+        first = {a for a in fit if self.trip[a] <= over and big in self._ahead(a)}  # remainder code before it
         nxt = self.consumers.get(after[0], []) if after else []
         best, best_key = None, None
         for s in succ:
@@ -532,7 +570,7 @@ class Walker:
                     continue
                 if s != bi and ks not in (None, key) and a not in self._around_of(bi, s):
                     c += _AVOID  # s does other work and its way to `a` comes back here: another trip first
-                k = (c >= _AVOID, -self.trip[a], not covers, c, s > bi, s)
+                k = (c >= _AVOID, bool(first) and a not in first, -self.trip[a], not covers, c, s > bi, s)
                 if best_key is None or k < best_key:
                     best, best_key = s, k
         return best

@@ -147,12 +147,18 @@ def test_walks_of_branches_the_warp_splits_at_issue_what_ncu_counted(name):
     assert d["counts"]["warp_instructions"] == pytest.approx(row["metrics"]["smsp__inst_executed.sum"], rel=0.10)
 
 
-@pytest.mark.parametrize("set_name,name", [("holdout4", "rope_neox"), ("holdout", "maxpool2d_forward")])
+@pytest.mark.parametrize("set_name,name", [("holdout4", "rope_neox"), ("holdout", "maxpool2d_forward"),
+                                           ("holdout3", "complex_mul_32_blocks"), ("holdout4", "chebyshev_clenshaw_f64"),
+                                           ("holdout4", "thomas_batched_f64")])
 def test_walks_ptxas_reshaped_issue_what_ncu_counted(set_name, name):
     """rope_neox: cosf/sinf's quadrant branches part a warp's lanes in the PTX but are predicated code in the
     SASS (the walk once went through the kernel's tail three times: 639 instructions a block where ncu counted
     523). maxpool2d_forward: the window loop's remainder issues its last trip as predicated loads (the walk
-    once took 5 trips of the outer loop for 3: 287 a warp where ncu counted 221)."""
+    once took 5 trips of the outer loop for 3: 287 a warp where ncu counted 221). complex_mul: ptxas fuses a
+    PTX mul into the sub that reads it (one FFMA), so a trip does less floating-point work in the SASS than
+    in the PTX (the walk once took 1.5 trips for each: +50%). chebyshev and thomas: ptxas runs a loop's
+    remainder trips before its unrolled bodies (the walk once took the unrolled body first and ran the
+    remainder of a 511-trip loop as 12 trips: +24%, -15%)."""
     need_nvrtc()
     from analysis import sass, simulation
     from corpus.compare import resolve
