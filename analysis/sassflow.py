@@ -10,13 +10,16 @@ issues, in order, so this module replays each simulated warp's PTX path on the S
   block is matched to the PTX block at its loop depth (or one deeper: the remainder code of
   a loop ptxas unrolled) whose anchors it repeats a whole number of times U on the most lines
   (U > 1: ptxas unrolled that loop by U). Predicated SASS is left out of its block's anchors:
-  it is if-converted code, issued by every warp that reaches the block.
+  it is if-converted code, issued by every warp that reaches the block (a remainder's predicated
+  last trip aside: it may do the run's last work). A PTX mul fused into the add that reads it
+  counts once, as its FFMA.
 * the walk: the warp's PTX path, reduced to the anchored PTX blocks that have a SASS match, is
   a list of runs (block, times in a row). From the entry, the walk goes at every branch towards
   the nearest SASS block that can take the current run (the largest U that fits first, as
-  ptxas's unrolled code checks the trips left), through blocks matched to nothing else; each
-  visit of such a block takes U executions off the run. With no run left it goes to an exit.
-  A branch to a divergent-warp fallback (BRA.DIV) is not taken.
+  ptxas's unrolled code checks the trips left; a loop's remainder first where it comes first),
+  through blocks matched to nothing else; each visit of such a block takes U executions off the
+  run. With no run left it goes to an exit. A branch to a divergent-warp fallback (BRA.DIV) is not
+  taken; other sides are walked only for branches where cudasim saw the warp's lanes part.
 
 Checked on kernels with known answers (tests/test_sassflow.py) and against Nsight Compute's count
 of executed warp instructions on the catalog and the corpus (analysis/results/timing_h100.md).
