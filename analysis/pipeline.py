@@ -266,21 +266,18 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
     if launch.blocks > 1 and launch.unsized() and alone:  # the grid's last block first: buffers left unsized grow at once to
         probe = _function(launch, compiled)     # what it reaches, rather than step by step as probes reach further
         simulate(launch, compiled, [launch.blocks - 1], function=probe)
-    if all_blocks and launch.blocks > 1 and alone:  # a trace past memory would stop late: refuse it before
+    if blocks is None and launch.blocks > 1 and (alone or not all_blocks):  # every block asked for, or few
+        # threads (but each block may do much work): block 0's trace times the grid's blocks
         probe = probe or _function(launch, compiled)
         need = launch.blocks * trace_bytes(simulate(launch, compiled, [0], function=probe)[0].trace)
-        free = host_free_bytes()
-        if free is not None and need > free // 3:
+        if all_blocks and (free := host_free_bytes()) is not None and need > free // 3:  # refuse it before, not late
             raise TargetError(f"--all-blocks: a trace of every block would take about {byte_size(need)} (block 0's "
                               f"times {launch.blocks:,} blocks), past the {byte_size(free // 3)} it may use (a third of "
                               f"the memory free); leave out --all-blocks to simulate a sample of blocks, scaled")
-    if blocks is None and not all_blocks and launch.blocks > 1:  # few threads, but each block may do much work
-        probe = _function(launch, compiled)
-        need = launch.blocks * trace_bytes(simulate(launch, compiled, [0], function=probe)[0].trace)
-        if need > TRACE_BUDGET_BYTES:
+        if not all_blocks and need > TRACE_BUDGET_BYTES:
             blocks, weights = _picks(launch.grid, INTERIOR_SAMPLES)
             extra.append(f"blocks sampled although the launch is small: a trace of every block would take about "
-                         f"{need / 2**30:.1f} GiB of memory (--all-blocks to simulate them all)")
+                         f"{byte_size(need)} of memory (--all-blocks to simulate them all)")
     if blocks is not None and one_d:
         probe = probe or _function(launch, compiled)
         blocks, weights, located = refine_1d(launch.grid[0], blocks, lambda b: block_signature(

@@ -77,7 +77,7 @@ def _chunk_bytes(addrs: np.ndarray, act: np.ndarray, size: int) -> np.ndarray:
     access's width, a word at least) times the chunk's bytes."""
     unit = max(int(size), WORD)
     big = np.iinfo(np.int64).max
-    c = np.where(act, addrs.astype(np.int64) // unit, big).reshape(len(addrs), 8, 4)
+    c = np.where(act, addrs.astype(np.int64) // unit, big).reshape(len(addrs), -1, 4)
     c.sort(axis=2)
     new = np.ones_like(c, dtype=bool)
     new[:, :, 1:] = c[:, :, 1:] != c[:, :, :-1]
@@ -117,9 +117,7 @@ def bank_rows(addrs: np.ndarray, masks: np.ndarray, size: int, op: str = "ld") -
         for lo in range(0, 32, dom):
             sl = slice(lo, lo + dom)
             d, _ = _phase(words[:, sl], act[:, sl], k)
-            lanes = np.zeros_like(act)
-            lanes[:, sl] = act[:, sl]
-            shared = (d <= 1) & act[:, sl].any(axis=1) & (_chunk_bytes(addrs, lanes, size) <= 128)
+            shared = (d <= 1) & act[:, sl].any(axis=1) & (_chunk_bytes(addrs[:, sl], act[:, sl], size) <= 128)
             g = slice(lo // per, lo // per + 2)
             wav = wav - np.where(shared, d_group[:, g].sum(axis=1) - 1, 0)
             ideal = ideal - np.where(shared, need[:, g].sum(axis=1) - 1, 0)
