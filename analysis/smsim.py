@@ -9,7 +9,7 @@ the L1/shared data stage (one 128-byte wavefront per cycle), and this SM's share
 DRAM bandwidth, each a first-come first-served server ahead of a fixed latency, and after L2
 the atomic units a global atomic reaches (analysis.atomics), whose time the chip shares. A barrier
 releases its block's warps once every warp still running has arrived. When a block's warps
-have all exited, the next block takes its place.
+have all exited, the next block takes its place, a measured refill time later.
 
 Everything here is a count, a rate or a latency passed in; nothing is fitted. The result is
 the cycles the SM takes, each resource's busy cycles, and the cycles schedulers sat idle,
@@ -165,10 +165,12 @@ def demand(ops: list[Op], warps: list[WarpWork], mem: Memory) -> Demand:
 
 
 def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], resident: int, blocks: int, mem: Memory,
-             barrier_latency: float, block_launch: float = 0.0, schedulers: int = 4, nregs: int = 640) -> Result:
+             barrier_latency: float, block_launch: float = 0.0, schedulers: int = 4, nregs: int = 640,
+             block_refill: float = 0.0) -> Result:
     """Run `blocks` blocks of the warps `warps` (one block's), `resident` at a time, on one SM, which
-    starts a block at most every `block_launch` cycles. Blocks that do different work: `warps` is a
-    list of blocks' warps, and the i-th block launched runs the (i mod len)-th."""
+    starts a block at most every `block_launch` cycles, and in a slot a block has left no sooner than
+    `block_refill` cycles after it left. Blocks that do different work: `warps` is a list of blocks'
+    warps, and the i-th block launched runs the (i mod len)-th."""
     kinds = warps if warps and isinstance(warps[0], list) else [warps]
     nw = len(kinds[0])
     wf, drc, dlc, sigma = mem.wavefront_clk, mem.dram_byte_clk, mem.dram_line_clk, mem.dram_sigma
@@ -313,7 +315,7 @@ def simulate(ops: list[Op], warps: list[WarpWork] | list[list[WarpWork]], reside
                 if w in sched_warps[k]:
                     sched_warps[k].remove(w)
         if launched < blocks:
-            launch(slot, t)
+            launch(slot, t + block_refill)
             for k in range(schedulers):
                 refresh(k)
 

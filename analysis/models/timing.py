@@ -36,7 +36,7 @@ from ..common import MADE_UP, WORK_SPREAD, Metric, Model, Sample, Simulation, Vi
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
 RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm", "imad_wide_per_clk_sm",
-         "mufu_per_clk_sm", "tf32_mma_flop_per_clk_sm", "fp64_mma_flop_per_clk_sm",
+         "mufu_per_clk_sm", "ldc_per_clk_sm", "tf32_mma_flop_per_clk_sm", "fp64_mma_flop_per_clk_sm",
          "fp32_latency", "imad_latency", "alu_latency", "fp64_latency", "xu_latency", "hmma_latency", "dmma_latency",
          "shfl_latency", "atoms_latency", "barrier_latency", "uniform_latency", "const_latency", "sreg_latency",
          "branch_latency", "latency_smem_clk", "latency_ld_shared_clk", "l1_wavefront_clk", "l1_tag_lines_per_clk",
@@ -45,13 +45,14 @@ RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm
          "latency_l2_clk",
          "l2_random_capacity_mb", "dram_read_gbs", "dram_write_gbs", "dram_copy_gbs", "dram_random_gps",
          "latency_dram_clk", "dram_queue_clk", "dram_sigma_clk",
-         "launch_us", "launch_per_arg_us", "block_launch_clk", "block_launch_clk_1024",
+         "launch_us", "launch_per_arg_us", "block_launch_clk", "block_launch_clk_1024", "block_refill_clk",
          "atomic_chunk_bytes", "atomic_line_ns", "atomic_lane_ns", "atomic_repeat_ns", "atomic_same_line_ns",
          "atomic_same_line_lane_ns", "atomic_same_line_repeat_ns", "atomic_l2_op_ns")
-SIM_BLOCKS = 16  # at least this many blocks (and three waves) are simulated before the pace is extrapolated
+SIM_WAVES = 16  # at most this many waves of resident blocks are simulated before the pace is extrapolated
 SIM_INSTRUCTIONS = 400_000  # warp instructions one SM simulation may issue, beyond two waves
 _RESOURCE = {"fma": "fp32 pipe", "imad": "IMAD pipe", "alu": "integer/logic pipe", "fp64": "fp64 pipe",
-             "xu": "MUFU pipe", "hmma": "tensor pipe", "dmma": "tensor pipe", "uniform": "uniform pipe"}
+             "xu": "MUFU pipe", "hmma": "tensor pipe", "dmma": "tensor pipe", "uniform": "uniform pipe",
+             "const": "constant cache (LDC)"}
 
 
 class NoRates(ValueError):
@@ -72,6 +73,7 @@ def rates(gpu) -> dict[str, float]:
              alu_interval=per_sched / r["int_per_clk_sm"], fp64_interval=per_sched / r["fp64_per_clk_sm"],
              imad_wide_interval=per_sched / r["imad_wide_per_clk_sm"],
              xu_interval=per_sched / r["mufu_per_clk_sm"], uniform_interval=1.0, branch_interval=1.0,
+             const_interval=4.0 / r["ldc_per_clk_sm"],  # a rate of warp instructions: the SM's, over four
              hmma_interval=4.0 * 1024 / r["tf32_mma_flop_per_clk_sm"],  # HMMA.1684: m16n8k4, 1024 FLOP
              dmma_interval=4.0 * 512 / r["fp64_mma_flop_per_clk_sm"])  # DMMA.8x8x4: 512 FLOP
     return r
@@ -240,9 +242,11 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     launch_clk = r["block_launch_clk"] + (r["block_launch_clk_1024"] - r["block_launch_clk"]) * max(0, threads - 256) / 768
 
     # whole waves of resident blocks, then the last, partial wave: the waves between are extrapolated at
-    # the pace of the last whole one (as many waves as SIM_INSTRUCTIONS allows, at least two)
+    # the pace of the later half of the whole ones (as many waves as SIM_INSTRUCTIONS allows, at least two,
+    # at most SIM_WAVES): the first waves start together, one launch interval apart, and the blocks of
+    # short-lived kernels take several waves to spread out into their steady pace
     per_block = max(p.per_block(lambda st, _: sum(map(len, st))), 1)
-    waves = max(2, min(-(-SIM_BLOCKS // resident), int(SIM_INSTRUCTIONS // (resident * per_block))))
+    waves = max(2, min(SIM_WAVES, int(SIM_INSTRUCTIONS // (resident * per_block))))
     if len(p.order) > 1:  # after the first wave, every kind of block at least once
         waves = max(waves, 1 + -(-len(p.order) // resident))
     full = resident * waves
@@ -250,7 +254,7 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
 
     def run(u: float) -> smsim.Result:
         return smsim.simulate(ops, [kinds[i] for i in p.order], resident, n, memory(u), r["barrier_latency"],
-                              launch_clk)
+                              launch_clk, block_refill=r["block_refill_clk"])
 
     # DRAM's latency grows with its load (requests queue at the channels, measured: dram_queue_clk): the
     # utilization u at which a run at latency(u) keeps DRAM busy u of the time (the secant between a run
@@ -272,7 +276,7 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
     cycles = res.cycles
     if busiest > n:
         done = sorted(res.block_done)
-        first = full - 1 - resident if len(p.order) == 1 else resident - 1  # blocks alike: the last whole wave
+        first = resident * (waves // 2) - 1 if len(p.order) == 1 else resident - 1  # alike: the later half
         pace = (done[full - 1] - done[first]) / (full - 1 - first)
         # a server's busy time per block bounds the pace too: stores and atomics that no warp waits for
         # still queue there, and in the steady state the SM cannot outrun them
@@ -286,7 +290,7 @@ def sm_cycles(p: Prepared, r: dict[str, float], active_sms: int, busiest: int, r
         turn = [kinds[i] for i in p.order]
         m = min(busiest, max(n, int(LONGEST_BLOCKS_INSTRUCTIONS // per_block)))
         alone = smsim.simulate(ops, [kinds[p.longest]] + turn * -(-m // len(turn)), resident, m, memory(0.0),
-                               r["barrier_latency"], launch_clk)
+                               r["barrier_latency"], launch_clk, block_refill=r["block_refill_clk"])
         wave_of = p.blocks[p.longest] // (active_sms * resident)
         longest = cycles * min(1.0, wave_of * active_sms * resident / s.blocks_total) + alone.block_done[0]
     k = busiest / max(n, 1)
@@ -474,6 +478,9 @@ def advice(limiter: str, us: dict, body: float, waits: dict, warps: int, active:
         "integer/logic pipe": "integer-pipe-bound: index arithmetic dominates; hoist it out of loops",
         "IMAD pipe": "IMAD-bound: integer multiplies (addresses) dominate; hoist them out of loops",
         "MUFU pipe": "MUFU-bound: special functions (exp, rsqrt, division) dominate",
+        "constant cache (LDC)": ("constant-cache-bound: __constant__ reads at an index known only at run time (LDC) "
+                                 "serialize, one address per SM every few cycles; an index the compiler can see "
+                                 "(an unrolled loop) makes them operands, or read the array from shared memory"),
         "tensor pipe": "tensor-pipe-bound: at the MMA peak for this shape and type",
         "longest block": ("imbalance-bound: one block's warps run long after the rest of the grid is done (the "
                           "kernel waits for its longest block); split the heavy work over more blocks or warps"),
