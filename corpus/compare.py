@@ -1,7 +1,7 @@
 """The corpus out of sample: every model's prediction (no GPU) against what the H100 measured.
 
     python -m corpus.compare [--set corpus|holdout] [--measured corpus/results/SET_h100.json] [--kernels a,b]
-                             [--out corpus/results/corpus_compare_h100.md]
+                             [--jobs N] [--out corpus/results/corpus_compare_h100.md]
 
 Counters: each corpus launch resolved as analysis.pipeline resolves a file target (the corpus
 entry supplies the inputs, so data-dependent kernels see the measured data), simulated with the
@@ -13,10 +13,12 @@ kernel is a row saying so. Writes Markdown and, beside it, the same as JSON.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import platform
 import subprocess
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -94,14 +96,23 @@ def cause(metric: str, pred: float, got: float, p: dict) -> str:
     return "not explained"
 
 
+def _predict_named(job: tuple[str, str, str | None, bool]) -> dict:
+    """predict() of a kernel named in a set module, in a worker process (kernels hold lambdas: names travel)."""
+    module, name, gpu_name, all_blocks = job
+    return predict(importlib.import_module(module).get(name), gpu_name, all_blocks)
+
+
 def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None = None,
-            all_blocks: bool = False, kernel_set=manifest) -> dict:
+            all_blocks: bool = False, kernel_set=manifest, jobs: int = 1) -> dict:
     rows, times, summary = [], [], {}
     judged = [m.name for m in registry.metrics(predicted_only=True)]
     todo = [(name, meas) for name, meas in measured["kernels"].items() if not names or name in names]
-    for name, meas in progress.track(todo, "predicting", unit="kernels: counters and time"):
+    work = [(kernel_set.__name__, name, gpu_name, all_blocks) for name, _ in todo]
+    pool = ProcessPoolExecutor(jobs) if jobs > 1 and len(todo) > 1 else None
+    predictions = pool.map(_predict_named, work) if pool else map(_predict_named, work)
+    for (name, meas), p in progress.track(zip(todo, predictions), "predicting", total=len(todo),
+                                          unit="kernels: counters and time"):
         k = kernel_set.get(name)
-        p = predict(k, gpu_name, all_blocks)
         mm = meas.get("ncu", {}).get("metrics", {})
         for metric in judged:
             pred, got = p["metrics"].get(metric), mm.get(metric)
@@ -123,6 +134,8 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
         if t["predicted_us"] is not None and t["measured_event_us"]:
             t["error_pct"] = 100 * (t["predicted_us"] - t["measured_event_us"]) / t["measured_event_us"]
         times.append(t)
+    if pool:
+        pool.shutdown()
     errs = np.array([abs(t["error_pct"]) for t in times if "error_pct" in t])
     tsum = {"kernels_timed": int(errs.size), "kernels": len(times),
             "median_abs_error_pct": float(np.median(errs)) if errs.size else None,
@@ -240,7 +253,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kernels", help="comma-separated kernel names of the set (default: all)")
     p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
     p.add_argument("--all-blocks", action="store_true", help="counters from every block (the time model samples as it does)")
+    p.add_argument("--jobs", type=int, default=1, metavar="N",
+                   help="predict N kernels at once, each in a process of its own (default 1)")
     a = p.parse_args(argv)
+    if a.jobs < 1:
+        fail(f"--jobs {a.jobs}: give a count of processes, 1 or more")
     path = Path(a.measured) if a.measured else measured_path(a.set)
     measured = load_measured(path, f"corpus.measure --set {a.set}", f"measurements of the set {a.set}",
                              ", or give them with --measured")
@@ -253,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     unknown = [n for n in names or [] if n not in measured["kernels"]]
     if unknown:
         fail(f"--kernels {unknown[0]}: not measured in {path}; it has {', '.join(measured['kernels'])}")
-    c = compare(measured, names, a.gpu, a.all_blocks, load_set(a.set))
+    c = compare(measured, names, a.gpu, a.all_blocks, load_set(a.set), a.jobs)
     c["set"] = a.set
     c["measured_file"] = str(path.resolve().relative_to(ROOT)) if path.resolve().is_relative_to(ROOT) else str(path)
     c["counter_blocks"] = "every block simulated" if a.all_blocks else "the pipeline's sampled blocks"

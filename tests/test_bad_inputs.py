@@ -225,6 +225,7 @@ NO_COMPILE = [
     ("corpus.compare", ["--measured", "{d}/missing.json"], "no measurements of the set corpus"),
     ("corpus.compare", ["--kernels", "nope"], "--kernels nope: not measured in"),
     ("corpus.compare", ["--set", "nope"], "invalid choice: 'nope'"),
+    ("corpus.compare", ["--jobs", "0"], "--jobs 0: give a count of processes"),
     ("corpus.measure", ["--kernels", "nope"], "--kernels nope: not in the set corpus"),
     ("corpus.manifest", ["--bogus"], "unrecognized arguments: --bogus"),
     ("analysis.coalescing", ["sgemm_warptiling", "--define", "BK=0"], "BK=0: must be a positive integer"),

@@ -1244,6 +1244,16 @@ def test_comparison_has_units_and_protocols():
     assert "default clocks" in text and "locked to base" in text
 
 
+def test_predictions_in_worker_processes_are_the_ones_made_in_process():
+    from corpus.compare import compare
+    measured = json.loads((RESULTS / "corpus_h100.json").read_text())
+    names = ["stencil1d", "saxpy_grid_stride"]
+    one, two = (compare(measured, names, jobs=j) for j in (1, 2))
+    assert [t["kernel"] for t in two["times"]] == [t["kernel"] for t in one["times"]] == names
+    assert [t["predicted_us"] for t in two["times"]] == [t["predicted_us"] for t in one["times"]]
+    assert two["rows"] == one["rows"]
+
+
 def test_a_miss_is_named_by_what_is_known_of_it():
     from corpus.compare import cause
     st, ld = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
