@@ -371,6 +371,7 @@ def _extrapolate(sim: Simulation, runs: list[dict]) -> tuple[dict, str]:
         return y
 
     out = {k: lin(a[k], b[k]) for k in a}
+    out["simulated_blocks"] = b["simulated_blocks"]  # a count of this run's, not a figure of the size
     how = (f"sampled and scaled: simulated at sizes {s1} ({sim.samples[0].provenance}) and {s2} "
            f"({sim.samples[1].provenance}); one SM's cycles and counts extrapolated linearly in the size to "
            f"{sim.size}")
@@ -517,8 +518,8 @@ def render(d: dict, view: View) -> str:
             f"{c['global_store_requests']:,.0f} store and atomic requests; DRAM {c['dram_read_bytes'] / 1e6:,.1f} MB read + "
             f"{c['dram_write_bytes'] / 1e6:,.1f} MB written ({d['dram_source']})",
             f"  waves: {w['blocks_per_sm']} blocks/SM resident ({w['warps_per_block']} warps each), the busiest SM runs "
-            f"{w['busiest_sm_blocks']} blocks, {w['active_sms']} SMs busy; one SM simulated over {w['simulated_blocks']} "
-            f"blocks",
+            f"{w['busiest_sm_blocks']} blocks, {w['active_sms']} SMs busy; one SM simulated over {w['simulated_blocks']:,} "
+            f"blocks{' (at the larger sample size)' if d['provenance'].startswith('sampled and scaled: simulated at sizes') else ''}",
             f"  schedulers idle, by what they waited for (% of the cycles of the schedulers with a warp): {waits}", ""]
     out += [f"  what would move it: {line}" for line in d["advice"]]
     out += [f"  note: {n}" for n in d["notes"] if not n.startswith(MADE_UP)]
