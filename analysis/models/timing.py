@@ -6,8 +6,9 @@ not resident in L2 (as kernels.bench measures), with no GPU.
 How: the simulator's trace and each warp's path through the PTX become, for one block, the
 SASS each warp issues (analysis.sassflow) and what each of its memory instructions costs
 (analysis.memaccess). One SM is then simulated running the launch's blocks, as many at a time
-as occupancy allows, instruction by instruction (analysis.smsim): four schedulers, each pipe's
-measured issue interval and dependent latency, the L1/shared data stage, and this SM's share
+as occupancy allows (a freed slot taking its next block the measured refill time later),
+instruction by instruction (analysis.smsim): four schedulers, each pipe's measured issue
+interval and dependent latency, the L1/shared data stage, and this SM's share
 of L2 and DRAM bandwidth (the launch's busy SMs share them evenly) ahead of their measured
 latencies, and the L2 atomic units global atomics reach (analysis.atomics). A server's busy time
 per block bounds the pace at which blocks are extrapolated: stores and atomics nobody waits for
@@ -18,8 +19,8 @@ to its atomic patterns); nothing is fitted to kernels' times.
 
 Bench sizes are simulated at two smaller sizes of the same kernel and the SM's cycles
 extrapolated linearly in the size (analysis.simulation); a launch with more blocks per SM than
-is worth simulating is extrapolated from the last wave's pace. The output says which. Where the
-sampled interior blocks did different work (loops that depend on the block or the data), the SM
+is worth simulating is extrapolated from the pace of its later simulated waves. The output says
+which. Where the sampled interior blocks did different work (loops that depend on the block or the data), the SM
 runs each of them as often as the blocks it stands for, and a block whose longest warp runs far
 longer than theirs (rows sorted longest first) is run on the SM that starts it: the kernel ends no
 earlier than that block ("longest block", load imbalance).
