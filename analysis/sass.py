@@ -179,11 +179,15 @@ def parse_sass(text: str) -> dict[str, dict[tuple[str, int], list[tuple[str, str
 
 
 def memory_ops(lst: Listing) -> dict[tuple[str, int], list[tuple[str, str, int]]]:
-    """The loads and stores of a listing by source line: {(file, line): [(space, ld|st, bytes per lane)]}."""
+    """The loads and stores of a listing by source line: {(file, line): [(space, ld|st, bytes per lane)]}, and
+    ("shared", "cas", bytes) for a shared compare-and-swap (ATOMS.CAS / ATOMS.CAST): the loop ptxas writes for a
+    shared atomic the hardware has no instruction for (a float add: LDS, FADD, ATOMS.CAST.SPIN, retry)."""
     out: dict[tuple[str, int], list] = defaultdict(list)
     for ins in lst.instructions:
         if ins.memory:
             out[ins.placed].append((*ins.memory, ins.width))
+        elif ins.op == "ATOMS" and any(m.startswith("CAS") for m in ins.mods):
+            out[ins.placed].append(("shared", "cas", 8 if "64" in ins.mods else 4))
     return dict(out)
 
 
@@ -406,17 +410,41 @@ def _drop_covered(evs: list[MemEvent], fenced: Fenced) -> tuple[list[MemEvent], 
     return keep, dropped
 
 
+def _cas_loads(events: list[MemEvent], sass: dict[tuple[str, int], list[tuple[str, str, int]]]
+               ) -> tuple[list[MemEvent], list[str]]:
+    """The events with, beside each shared atomic that ptxas wrote as a compare-and-swap loop, the loop's load
+    (its LDS reads the word the CAS then swaps: the atomic's lanes and addresses, one trip), on lines whose SASS
+    has such a loop and whose PTX has no shared load of its own; and a note per line. Retries (lanes of a warp on
+    one word, warps racing for it) issue the loop again; they depend on timing and are not counted."""
+    lines = {k for k, ops in sass.items() if any(o == "cas" for _, o, _ in ops) and any(
+        sp == "shared" and o == "ld" for sp, o, _ in ops)}
+    if not lines:
+        return events, []
+    with_loads = {(os.path.basename(e.file), e.line) for e in events if e.space == "shared" and e.op == "ld"}
+    out, notes, seen = list(events), [], set()
+    for ev in events:
+        key = (os.path.basename(ev.file), ev.line)
+        if ev.space == "shared" and ev.op == "atom" and key in lines and key not in with_loads:
+            out.append(replace(ev, op="ld"))
+            if key not in seen:
+                seen.add(key)
+                notes.append(f"{key[0]}:{key[1]}: a shared atomic ptxas writes as a compare-and-swap loop (LDS, "
+                             "ATOMS.CAST): its load counted once a warp; lanes on one word and warps racing for it "
+                             "go round again, which ncu counts and this does not")
+    return out, notes
+
+
 def regroup(events: list[MemEvent], sass: dict[tuple[str, int], list[tuple[str, str, int]]],
             fenced: Fenced = lambda space, a, b: False) -> tuple[list[MemEvent], list[str]]:
     """PTX-level events -> SASS-level events (merged where ptxas merged); notes on lines left as PTX. Lines whose
     own SASS does not fit their PTX are planned together (by space and operation): ptxas merges accesses of
     neighbouring lines too, and names the merged instruction by one of them."""
+    events, notes = _cas_loads(events, sass)
     by: dict[tuple, list[MemEvent]] = defaultdict(list)
     for ev in events:
         if ev.space in ("global", "shared", "local") and ev.op in ("ld", "st"):
             by[(os.path.basename(ev.file), ev.line, ev.space, ev.op)].append(ev)
     out = [ev for ev in events if not (ev.space in ("global", "shared", "local") and ev.op in ("ld", "st"))]
-    notes = []
     unfit: dict[tuple[str, str], list] = defaultdict(list)  # per (space, op): lines whose SASS did not fit
     for (f, line, space, op), evs in by.items():
         ops = sass.get((f, line), [])

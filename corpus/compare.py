@@ -87,7 +87,12 @@ def predict(k: manifest.CorpusKernel, gpu_name: str | None = None, all_blocks: b
 
 
 def cause(metric: str, pred: float, got: float, p: dict) -> str:
-    """What is known of a miss: ncu's contention wavefronts, a count from sampled blocks, or nothing."""
+    """What is known of a miss: ncu's contention wavefronts, the retries of a compare-and-swap loop, a count
+    from sampled blocks, or nothing."""
+    if metric.endswith(("op_shared_ld.sum", "mem_shared_op_ld.sum")) and pred < got and \
+            any("compare-and-swap loop" in n for n in p.get("notes", [])):
+        return ("the retries of ptxas's compare-and-swap loop for a shared atomic (lanes on one word, warps racing "
+                "for it), one trip counted")
     if metric.endswith("wavefronts_mem_shared_op_st.sum") and pred < got and p.get("contention"):
         return ("ncu's contention wavefronts on shared stores of global data, not modelled "
                 "(tests/contention_h100.json)")

@@ -532,3 +532,38 @@ def test_all_blocks_refuses_before_a_trace_past_memory(monkeypatch):
     with pytest.raises(pipeline.TargetError, match=r"--all-blocks: a trace of every block would take about .* past "
                                                    r"the 1\.0 MiB it may use"):
         pipeline.trace_results(pipeline.resolve_catalog("transpose_naive", 1024, {}), all_blocks=True, use_cache=False)
+
+
+SHARED_ATOMICS = r"""
+extern "C" __global__ void bins(const float* w, float* out, int n) {
+    __shared__ TYPE h[64];
+    if (threadIdx.x < 64) h[threadIdx.x] = 0;
+    __syncthreads();
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) atomicAdd(&h[threadIdx.x % 64], (TYPE)w[i]);
+    __syncthreads();
+    if (threadIdx.x < 64) out[blockIdx.x * 64 + threadIdx.x] = (float)h[threadIdx.x];
+}
+"""
+
+
+@pytest.mark.parametrize("kind, loop", [("float", True), ("int", False)])
+def test_a_shared_atomic_ptxas_writes_as_a_cas_loop_counts_its_load(tmp_path, kind, loop):
+    """A float atomicAdd on shared memory has no instruction: ptxas loops LDS, FADD, ATOMS.CAST.SPIN, so each
+    warp's atomic issues an LDS that ncu counts (llm.c's layernorm backward: 1.67 M of 1.87 M, the rest retries).
+    An int one is ATOMS.ADD and loads nothing."""
+    need_nvrtc()
+    from analysis import sass
+    if sass.find_nvdisasm() is None:
+        pytest.skip("needs nvdisasm: the loop is read from the SASS")
+    src = tmp_path / "bins.cu"
+    src.write_text(SHARED_ATOMICS.replace("TYPE", kind))
+    blocks, threads = 4, 256
+    launch = pipeline.resolve_file(f"{src}::bins", (blocks, 1, 1), (threads, 1, 1), 0, {},
+                                   {"w": f"float32[{blocks * threads}]", "out": f"float32[{blocks * 64}]",
+                                    "n": str(blocks * threads)})
+    res = pipeline.trace_results(launch, use_cache=False)
+    lds = res["banks"]["totals"]["smsp__inst_executed_op_shared_ld.sum"]
+    reads = blocks * 2  # the two warps of each block that read h back
+    assert lds == reads + (blocks * threads // 32 if loop else 0)
+    assert any("compare-and-swap loop" in n for n in res["notes"]) == loop

@@ -1261,6 +1261,10 @@ def test_a_miss_is_named_by_what_is_known_of_it():
     assert "contention" in cause(st, 100, 107, {"contention": True})
     assert cause(st, 107, 100, {"contention": True}) == "not explained"  # over the measurement: not ncu's extra
     assert cause(st, 100, 107, {"contention": False}) == "not explained"
+    cas = {"notes": ["SASS: k.cu:7: a shared atomic ptxas writes as a compare-and-swap loop (LDS, ATOMS.CAST): ..."]}
+    assert "compare-and-swap" in cause(ld, 100, 110, cas)
+    assert "compare-and-swap" in cause("smsp__inst_executed_op_shared_ld.sum", 100, 110, cas)
+    assert cause(ld, 110, 100, cas) == "not explained"  # more than measured: not retries
     assert cause(ld, 100, 107, {"contention": True}) == "not explained"  # loads: about +1% measured, not 7
     sampled = {"provenance": "sampled and scaled (blocks (0,0,0) of 64)"}
     assert "sampled" in cause("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 99, 100, sampled)

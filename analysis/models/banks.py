@@ -167,16 +167,17 @@ class SharedInstruction:
 
 def analyze_events(events: list[MemEvent], prov: Provenance | None = None,
                    trace: Trace | None = None) -> list[SharedInstruction]:
-    """Per-instruction bank statistics over the shared-memory events, by PC."""
-    out: dict[int, SharedInstruction] = {}
+    """Per-instruction bank statistics over the shared-memory events, by PC and operation (an atomic that ptxas
+    writes as a compare-and-swap loop has its loop's load beside it, analysis.sass)."""
+    out: dict[tuple[int, str], SharedInstruction] = {}
     for ev in events:
         if ev.space != "shared" or len(ev) == 0:
             continue
         br = bank_rows(ev.addrs, ev.masks, ev.size, ev.op)
         w = row_weights(ev, prov)
-        si = out.get(ev.pc)
+        si = out.get((ev.pc, ev.op))
         if si is None:
-            si = out[ev.pc] = SharedInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size, generic=ev.generic,
+            si = out[(ev.pc, ev.op)] = SharedInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size, generic=ev.generic,
                                                 site=ev.site)
         si.requests += float(w.sum())
         si.wavefronts += float((br.wavefronts * w).sum())
@@ -193,7 +194,7 @@ def analyze_events(events: list[MemEvent], prov: Provenance | None = None,
                 si.strides[int(s // WORD)] = si.strides.get(int(s // WORD), 0.0) + float(w[constant & (stride == s)].sum())
         if si.example is None or br.degree.max() > _degree_of(si.example):
             si.example = Example.from_row(ev, int(np.argmax(br.degree)), trace)
-    result = sorted(out.values(), key=lambda s: (s.line, s.pc))
+    result = sorted(out.values(), key=lambda s: (s.line, s.pc, s.op))
     for si in result:
         si.diagnosis, si.fix = diagnose(si)
     return result
