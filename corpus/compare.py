@@ -138,6 +138,8 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
              "findings": p.get("findings", [])[:3]}
         if t["predicted_us"] is not None and t["measured_event_us"]:
             t["error_pct"] = 100 * (t["predicted_us"] - t["measured_event_us"]) / t["measured_event_us"]
+        if meas.get("inputs_sha256") and k.inputs_digest() != meas["inputs_sha256"]:
+            t["inputs_differ"] = True  # this machine's generators drew other inputs than the measuring one's
         times.append(t)
     if pool:
         pool.shutdown()
@@ -157,6 +159,7 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
     except OSError:
         rev = "?"
     return {"device": measured["device"], "measured_date": measured.get("date"), "protocols": measured.get("protocols"),
+            "inputs_made_by": measured.get("inputs_made_by"),
             "ncu_tool": (measured.get("ncu_tool") or "").splitlines()[-1:] or None,
             "run": f"git {rev}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, host {platform.node()}",
             "counters": {"judged_ok": ok, "judged_miss": miss, "per_metric": summary, "misses": misses},
@@ -194,6 +197,16 @@ PROVENANCE = {  # what a table's predictions are, for a held-out set and for the
           "their misses: a check beyond the catalog, not a blind one."}
 
 
+def _differ_lines(c: dict) -> list[str]:
+    """A warning where the inputs generated here are not the bytes the GPU ran (the measured file's digest)."""
+    odd = [t["kernel"] for t in c["times"] if t.get("inputs_differ")]
+    if not odd:
+        return []
+    return [f"**Inputs differ from those measured** for {', '.join(odd)}: generated here with numpy "
+            f"{np.__version__}, measured with inputs made by {c.get('inputs_made_by') or 'another numpy'}; where "
+            f"addresses or branches follow the data, these predictions are for other data than the GPU ran.", ""]
+
+
 def markdown(c: dict) -> str:
     s, cs = c["time_summary"], c["counters"]
     dev = c["device"]
@@ -211,7 +224,7 @@ def markdown(c: dict) -> str:
          "caches flushed (context only, not judged). **predicted us**: `analysis.timing`, which predicts the event "
          "time at default clocks. Counters: ncu (same launch), judged by `analysis.compare.judge` with the "
          "registry's rules (exact / relative tolerance); counters predicted from " + blocks + ".", "",
-         "## Time", "",
+         *_differ_lines(c), "## Time", "",
          (f"**Median |error| {s['median_abs_error_pct']:.1f}%, 90th percentile {s['p90_abs_error_pct']:.1f}%, "
           f"max {s['max_abs_error_pct']:.1f}%** over {s['kernels_timed']} of {s['kernels']} kernels "
           f"({s['within_25_pct']} within 25%); over 50%: {', '.join(s['over_50_pct']) or 'none'}."

@@ -11,6 +11,7 @@ simulated as asked, blocks sampled by analysis.sampling.plan_blocks).
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -36,6 +37,17 @@ class CorpusKernel(Kernel):
 
     def args(self, arrays: dict, size: int | None = None) -> list:
         return [v for k, v in arrays.items() if k not in self.constants]
+
+    def inputs_digest(self) -> str:
+        """SHA-256 of the inputs generated for the measured size (seed 0): each array's name, dtype, shape and
+        bytes. Generators that go through floating point (a binomial, a normal) may draw other numbers under
+        another numpy or libm, and a kernel whose addresses follow its data then counts otherwise."""
+        h = hashlib.sha256()
+        for name, v in sorted(self.make_inputs(self.size, 0).items()):
+            a = np.ascontiguousarray(v)
+            h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+            h.update(a.tobytes())
+        return h.hexdigest()
 
 
 def _nan(n, dtype=np.float32):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import platform
 import subprocess
 import sys
 import time
@@ -87,7 +88,8 @@ def time_kernel(k: manifest.CorpusKernel, repeats: int = 20, warmup: int = 3) ->
     ms = gpu._events_ms(lambda i: f(*k.args(sets[i % copies]), block=block, grid=grid, shared=shared), repeats, warmup)
     ms2 = gpu._events_ms(lambda i: f(*k.args(sets[i % copies]), block=block, grid=grid, shared=shared), repeats, 1)
     free(sets)
-    return {"kernel": k.name, "entry": k.entry, "size": k.size, "ok": bool(ok), "max_rel_err": err,
+    return {"kernel": k.name, "entry": k.entry, "size": k.size, "inputs_sha256": k.inputs_digest(),
+            "ok": bool(ok), "max_rel_err": err,
             "event_ms": ms, "event_ms_repeat": ms2, "registers": f.num_regs, "static_shared_bytes": f.shared_size_bytes,
             "grid": list(grid), "block": list(block), "dynamic_shared_bytes": shared, "copies": copies,
             "gbs": k.min_bytes(k.size) / ms / 1e6, "gflops": k.flops(k.size) / ms / 1e6 if k.flops(k.size) else None}
@@ -139,6 +141,7 @@ def main(argv: list[str] | None = None) -> int:
                                      "power.limit,temperature.gpu")},
         "smi_fields": "name, driver_version, clocks.sm, clocks.max.sm, clocks.mem, clocks.max.mem, power.limit, temp",
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "inputs_made_by": f"numpy {np.__version__}, Python {platform.python_version()}",
         "protocols": {
             "event_ms": "CUDA events (ms), NVRTC cubin loaded by PyCUDA, 3 warm-up launches, median of >= 20 timed "
                         "launches (more for short kernels, up to 0.25 s), inputs rotated over copies when they fit "

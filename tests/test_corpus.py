@@ -1254,6 +1254,20 @@ def test_predictions_in_worker_processes_are_the_ones_made_in_process():
     assert two["rows"] == one["rows"]
 
 
+def test_inputs_other_than_those_measured_are_said_to_differ():
+    from corpus import manifest
+    from corpus.compare import compare, markdown
+    measured = json.loads((RESULTS / "corpus_h100.json").read_text())
+    k = manifest.get("stencil1d")
+    assert k.inputs_digest() == k.inputs_digest()  # seed 0: the same bytes every time here
+    for digest, differ in ((k.inputs_digest(), False), ("0" * 64, True)):
+        measured["kernels"]["stencil1d"]["inputs_sha256"] = digest
+        c = compare(measured, ["stencil1d"])
+        assert bool(c["times"][0].get("inputs_differ")) == differ
+        c.update(set="corpus", measured_file="corpus/results/corpus_h100.json")
+        assert ("Inputs differ from those measured" in markdown(c)) == differ
+
+
 def test_a_miss_is_named_by_what_is_known_of_it():
     from corpus.compare import cause
     st, ld = ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
