@@ -111,7 +111,8 @@ def test_scaling_from_two_sizes_agrees_with_simulating_the_size():
     assert a["time_us"] == pytest.approx(b["time_us"], rel=0.05)
     # a count of the run at the larger sample size, not a figure scaled to 512 (a float, 0.0 for 4096)
     n = a["waves"]["simulated_blocks"]
-    assert isinstance(n, int) and n >= 1
+    assert isinstance(n, int) and n >= 1 and a["waves"]["simulated_at_size"] == 256
+    assert b["waves"]["simulated_at_size"] is None  # one size, as asked
 
 
 def test_sass_instruction_counts_match_ncu():

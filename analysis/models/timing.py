@@ -20,10 +20,10 @@ to its atomic patterns); nothing is fitted to kernels' times.
 Bench sizes are simulated at two smaller sizes of the same kernel and the SM's cycles
 extrapolated linearly in the size (analysis.simulation); a launch with more blocks per SM than
 is worth simulating is extrapolated from the pace of its later simulated waves. The output says
-which. Where the sampled interior blocks did different work (loops that depend on the block or the data), the SM
-runs each of them as often as the blocks it stands for, and a block whose longest warp runs far
-longer than theirs (rows sorted longest first) is run on the SM that starts it: the kernel ends no
-earlier than that block ("longest block", load imbalance).
+which. Where the sampled interior blocks did different work (loops that depend on the block or the
+data), the SM runs each of them as often as the blocks it stands for, and a block whose longest
+warp runs far longer than theirs (rows sorted longest first) is run on the SM that starts it: the
+kernel ends no earlier than that block ("longest block", load imbalance).
 """
 from __future__ import annotations
 
@@ -443,7 +443,8 @@ def analyze(sim: Simulation) -> dict:
             "stalls_pct": waits,
             "waves": {"blocks_per_sm": resident, "busiest_sm_blocks": busiest, "active_sms": active,
                       "occupancy_pct": sim.occupancy.get("occupancy_pct"), "warps_per_block": warps_pb,
-                      "simulated_blocks": run["simulated_blocks"]},
+                      "simulated_blocks": run["simulated_blocks"],
+                      "simulated_at_size": sim.samples[-1].size if len(sim.samples) > 1 else None},
             "achieved": {"flop_per_s": flops / (total_us * 1e-6), "dram_bytes_per_s": dram / (total_us * 1e-6),
                          "flops_source": "catalog" if sim.flops is not None else "estimated: 64 x FMA instructions"},
             "dram_source": traffic.DRAM_SOURCE, "advice": advice(limiter, us, body_us, waits,
@@ -520,7 +521,7 @@ def render(d: dict, view: View) -> str:
             f"{c['dram_write_bytes'] / 1e6:,.1f} MB written ({d['dram_source']})",
             f"  waves: {w['blocks_per_sm']} blocks/SM resident ({w['warps_per_block']} warps each), the busiest SM runs "
             f"{w['busiest_sm_blocks']} blocks, {w['active_sms']} SMs busy; one SM simulated over {w['simulated_blocks']:,} "
-            f"blocks{' (at the larger sample size)' if d['provenance'].startswith('sampled and scaled: simulated at sizes') else ''}",
+            f"blocks{f' (at size {at})' if (at := w.get('simulated_at_size')) else ''}",
             f"  schedulers idle, by what they waited for (% of the cycles of the schedulers with a warp): {waits}", ""]
     out += [f"  what would move it: {line}" for line in d["advice"]]
     out += [f"  note: {n}" for n in d["notes"] if not n.startswith(MADE_UP)]
