@@ -165,7 +165,7 @@ class Function:
         self.module, self.entry, self.name, self.resources = module, entry, name, resources
         self.fn = link(module.module, entry)  # with the functions it calls, if any
         self._program: Program | None = None
-        self._noted = False  # the untimed-register notes were given (as a warning) at a launch
+        self._untimed: list[str] | None = None  # notes on registers the run cannot read as a GPU would: first launch
         self._checked: Program | None = None
         # the driver's limits are those of the chip the PTX targets (the default row without one)
         self.gpu: GPU = for_arch(module.module.target or "") or get_gpu()
@@ -312,12 +312,11 @@ class Function:
                 mem.free(ptr)
         stats["call_seconds"] = time.perf_counter() - t0  # what the caller waited: copies and trace included
         stats["buffers"] = [(int(ptr), int(arr.nbytes)) for ptr, arr, _ in temps]  # the arrays passed: (address, bytes)
-        notes = untimed_notes(prog.fn.body)
-        if notes and not self._noted:  # once per kernel: a GPU's clock or SM number is not what the run read
-            self._noted = True
-            for n in notes:
+        if self._untimed is None:  # once per kernel: a GPU's clock or SM number is not what the run read
+            self._untimed = untimed_notes(self.fn.body)
+            for n in self._untimed:
                 warnings.warn(f"cudasim: {self.name}: {n}", stacklevel=2)
-        return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs, notes)
+        return Launch(tr, stats, findings, self.resources, grid3, block3, int(shared), outputs, list(self._untimed))
 
     def _pack(self, where: str, a, p, mem: GlobalMemory, temps: list, unwritten: list, guards: list) -> bytes:
         if isinstance(a, (ArgumentHandler, np.ndarray)):
