@@ -13,7 +13,7 @@ import bisect
 import numpy as np
 
 from ..memory import HEAP_BASE, GlobalMemory
-from .findings import Finding, Findings, Side, site
+from .findings import SPACES, Finding, Findings, Side, site
 
 SINK = 64  # bytes of each sink: the widest single access is 16 bytes
 
@@ -69,8 +69,7 @@ def report_bounds(findings: Findings, kind: str, space: str, pc: int, ins, size:
                   fix: str | None = None) -> None:
     """One out-of-bounds or misaligned finding for `gids` (the first bad address or offset: `first`); `fix`
     where the usual one (a bounds guard) is not it."""
-    where = {"global": "__global__", "const": "__constant__", "shared": "__shared__", "local": "__local__",
-             "generic": "generic"}[space]
+    where = SPACES.get(space, "generic")
     what = {"read": "read", "write": "write", "atomic": "atomic"}.get(op, op)
 
     def make() -> Finding:

@@ -14,6 +14,8 @@ import numpy as np
 
 KINDS = ("race", "out-of-bounds", "misaligned", "divergent-barrier", "uninitialized", "warp-sync", "assert", "trap",
          "malloc-free")
+# the memory a finding is in, as compute-sanitizer names it; anything else (a generic address) is "generic"
+SPACES = {"global": "__global__", "const": "__constant__", "shared": "__shared__", "local": "__local__"}
 KEEP_THREADS = 4  # (block, thread) pairs kept per side of a finding
 COUNT_THREADS = 1 << 16  # distinct threads counted exactly up to this many, then "at least"
 

@@ -11,14 +11,13 @@ from collections import Counter
 from functools import lru_cache
 from pathlib import Path
 
-from .findings import KINDS, Finding, Side
+from .findings import KINDS, SPACES, Finding, Side
 
 P = "========= "
 
 
 def title(f: Finding) -> str:
-    space = {"global": "__global__", "const": "__constant__", "shared": "__shared__", "local": "__local__"}.get(
-        f.space, "generic")
+    space = SPACES.get(f.space, "generic")
     if f.kind == "race":
         hazard = f.message.split("(", 1)[1].split(")")[0] if "(" in f.message else "hazard"
         return f"Race ({hazard}) on {space} memory between {f.relation}"
