@@ -39,15 +39,20 @@ class CorpusKernel(Kernel):
         return [v for k, v in arrays.items() if k not in self.constants]
 
     def inputs_digest(self) -> str:
-        """SHA-256 of the inputs generated for the measured size (seed 0): each array's name, dtype, shape and
-        bytes. Generators that go through floating point (a binomial, a normal) may draw other numbers under
-        another numpy or libm, and a kernel whose addresses follow its data then counts otherwise."""
-        h = hashlib.sha256()
-        for name, v in sorted(self.make_inputs(self.size, 0).items()):
-            a = np.ascontiguousarray(v)
-            h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
-            h.update(a.tobytes())
-        return h.hexdigest()
+        """digest() of the inputs generated for the measured size (seed 0)."""
+        return digest(self.make_inputs(self.size, 0))
+
+
+def digest(inputs: dict) -> str:
+    """SHA-256 of a kernel's inputs: each array's name, dtype, shape and bytes. Generators that go through
+    floating point (a binomial, a normal) may draw other numbers under another numpy or libm, and a kernel
+    whose addresses follow its data then counts otherwise."""
+    h = hashlib.sha256()
+    for name, v in sorted(inputs.items()):
+        a = np.ascontiguousarray(v)
+        h.update(f"{name}|{a.dtype.str}|{a.shape}|".encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
 
 
 def _nan(n, dtype=np.float32):

@@ -83,12 +83,13 @@ def free(sets):
 def time_kernel(k: manifest.CorpusKernel, repeats: int = 20, warmup: int = 3) -> dict:
     from kernels import gpu
     f, inputs, sets, cfg, copies = prepare(k)
+    made = manifest.digest(inputs)  # the bytes this GPU runs, before anything touches them
     ok, err = run_once_verify(k, f, inputs, sets, cfg)
     grid, block, shared = cfg
     ms = gpu._events_ms(lambda i: f(*k.args(sets[i % copies]), block=block, grid=grid, shared=shared), repeats, warmup)
     ms2 = gpu._events_ms(lambda i: f(*k.args(sets[i % copies]), block=block, grid=grid, shared=shared), repeats, 1)
     free(sets)
-    return {"kernel": k.name, "entry": k.entry, "size": k.size, "inputs_sha256": k.inputs_digest(),
+    return {"kernel": k.name, "entry": k.entry, "size": k.size, "inputs_sha256": made,
             "ok": bool(ok), "max_rel_err": err,
             "event_ms": ms, "event_ms_repeat": ms2, "registers": f.num_regs, "static_shared_bytes": f.shared_size_bytes,
             "grid": list(grid), "block": list(block), "dynamic_shared_bytes": shared, "copies": copies,
