@@ -177,8 +177,8 @@ def analyze_events(events: list[MemEvent], prov: Provenance | None = None,
         w = row_weights(ev, prov)
         si = out.get((ev.pc, ev.op))
         if si is None:
-            si = out[(ev.pc, ev.op)] = SharedInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size, generic=ev.generic,
-                                                site=ev.site)
+            si = out[(ev.pc, ev.op)] = SharedInstruction(ev.pc, ev.line, ev.file, ev.text, ev.op, ev.size,
+                                                          generic=ev.generic, site=ev.site)
         si.requests += float(w.sum())
         si.wavefronts += float((br.wavefronts * w).sum())
         si.ideal_wavefronts += float((br.ideal * w).sum())
