@@ -287,10 +287,10 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
     result, notes, body = simulate(launch, compiled, blocks, function=function, follow=follow)
     trace = result.trace
     g = launch.grid
-    if blocks is not None and not one_d and uneven_work(result.stats.get("followed", {}), function.program.run_end,
-                                                        lambda b: interior(trace, b)):
-        # interior blocks whose loops depend on where they are (an escape-time image): their mean work is
-        # estimated from more of them, evenly spread
+    if blocks is not None and not one_d and (uneven_work(result.stats.get("followed", {}), function.program.run_end,
+                                                         lambda b: interior(trace, b)) or _uneven_interior(trace, blocks)):
+        # interior blocks whose work depends on where they are (an escape-time image) or on the data (branches
+        # and addresses on an image's contents): their mean is estimated from more of them, evenly spread
         blocks, weights = _picks(g, uneven_samples(g))
         function = _function(launch, compiled)
         result, notes, body = simulate(launch, compiled, blocks, function=function, follow=blocks)

@@ -166,8 +166,9 @@ def test_refine_1d_is_bounded_where_every_block_differs():
 
 
 def test_uneven_interior_of_a_2d_grid_is_said(tmp_path):
-    """A 2-D grid whose interior blocks differ (the right half of the columns loads twice) is
-    sampled; the output says the counts are estimates instead of presenting them as exact."""
+    """A 2-D grid whose interior blocks differ (the columns from 40 load twice) is sampled more densely
+    (two interior blocks a dimension would count half the columns twice: +9%); the output says the
+    counts are estimates instead of presenting them as exact."""
     need_nvrtc()
     src = tmp_path / "uneven.cu"
     src.write_text("""
@@ -184,6 +185,9 @@ extern "C" __global__ void uneven(const float* a, float* out) {
     d = json.loads(r.stdout)
     assert d["coalescing"]["provenance"]["kind"] == "sampled"
     assert any("did different work" in n and "--all-blocks" in n for n in d["notes"]), d["notes"]
+    assert len(d["coalescing"]["provenance"]["traced_blocks"]) > 4 * 4
+    exact = 64 * 64 * 8 + 64 * 24 * 8  # every warp's first load, and the second of columns 40..63
+    assert abs(d["coalescing"]["totals"]["l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"] / exact - 1) < 0.05
 
 
 def test_a_small_launch_of_heavy_blocks_is_sampled_not_held_whole(monkeypatch):
