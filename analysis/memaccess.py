@@ -204,7 +204,9 @@ class BlockAccesses:
                                           (0, 0)))
             else:
                 self.store_bytes += len(secs) * SECTOR
-                new = line_set - opened["st"]
+                # a line the block's loads already brought is written back with them, in their order (the
+                # L2 evicts it dirty): it opens no DRAM line of its own
+                new = line_set - opened["st"] - opened["ld"]
                 opened["st"] |= line_set
                 # a sector the block loaded before is written in part at a line's cost alone: the partial
                 # cost is for sectors the L2 must merge unseen (ncu: a struct updated in place writes fewer

@@ -85,3 +85,20 @@ def test_tag_groups_spread_every_power_of_two_stride():
     for k in range(12):  # 8 lines from an aligned start: 2 per group (from other starts some strides take 3)
         lines = (np.arange(8) << k) + (1 << 20)
         assert np.bincount(tag_groups(lines, 4), minlength=4).max() == 2, k
+
+
+@pytest.mark.parametrize("rmw", [0, 1])
+def test_a_store_opens_dram_lines_only_where_the_block_did_not_load_them(rmw):
+    """A scattered store opens its lines in DRAM at the random-access rate; stored in place, after the
+    thread loaded its element, the lines came from DRAM with the loads and go back with them."""
+    from analysis import memaccess
+    s, block, streams = walk_block("tests/data/walks.cu::scatter16", (1, 1, 1), (64, 1, 1),
+                                   {"out": "uint16[1024]", "stride": "16", "rmw": str(rmw)})
+    opened = 0.0
+    for warp, stream in enumerate(streams):
+        acc = block.for_warp(s.listing, stream, warp, 1.0, 1.0, 24.0)
+        ops = [s.listing.instructions[i].op for i in stream if memaccess.sass_key(s.listing.instructions[i])]
+        (st,) = [a for a, op in zip(acc, ops) if op == "STG"]
+        assert st.lines > 0
+        opened += st.dram_lines
+    assert (opened > 0) == (rmw == 0)
