@@ -13,6 +13,7 @@ kernel is a row saying so. Writes Markdown and, beside it, the same as JSON.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import platform
@@ -113,36 +114,35 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
     judged = [m.name for m in registry.metrics(predicted_only=True)]
     todo = [(name, meas) for name, meas in measured["kernels"].items() if not names or name in names]
     work = [(kernel_set.__name__, name, gpu_name, all_blocks) for name, _ in todo]
-    pool = ProcessPoolExecutor(jobs) if jobs > 1 and len(todo) > 1 else None
-    predictions = pool.map(_predict_named, work) if pool else map(_predict_named, work)
-    for (name, meas), p in progress.track(zip(todo, predictions), "predicting", total=len(todo),
-                                          unit="kernels: counters and time"):
-        k = kernel_set.get(name)
-        mm = meas.get("ncu", {}).get("metrics", {})
-        for metric in judged:
-            pred, got = p["metrics"].get(metric), mm.get(metric)
-            status, err = judge(metric, pred, got)
-            rows.append({"kernel": name, "metric": metric, "predicted": pred, "measured": got, "error": err,
-                         "status": status, "unit": registry.metric(metric).unit})
-            if status == "MISS":
-                rows[-1]["cause"] = cause(metric, pred, got, p)
-            s = summary.setdefault(metric, {"ok": 0, "MISS": 0, "info": 0, "n/a": 0})
-            s[status] += 1
-        ev = meas.get("event_ms")
-        t = {"kernel": name, "pattern": k.pattern, "measured_event_us": ev * 1e3 if ev else None,
-             "measured_event_repeat_us": meas.get("event_ms_repeat", 0) * 1e3 or None,
-             "measured_ncu_us": mm.get("gpu__time_duration.sum", 0) / 1e3 or None,
-             "predicted_us": p.get("time_us"), "limiter": p.get("limiter"), "verified": meas.get("ok"),
-             "predicted_warp_instructions": p.get("warp_instructions"),
-             "provenance": p.get("provenance"), "refusals": p["refusals"], "notes": p["notes"][:4],
-             "findings": p.get("findings", [])[:3]}
-        if t["predicted_us"] is not None and t["measured_event_us"]:
-            t["error_pct"] = 100 * (t["predicted_us"] - t["measured_event_us"]) / t["measured_event_us"]
-        if meas.get("inputs_sha256") and k.inputs_digest() != meas["inputs_sha256"]:
-            t["inputs_differ"] = True  # this machine's generators drew other inputs than the measuring one's
-        times.append(t)
-    if pool:
-        pool.shutdown()
+    parallel = jobs > 1 and len(todo) > 1
+    with ProcessPoolExecutor(jobs) if parallel else contextlib.nullcontext() as pool:  # closed on any exit
+        predictions = pool.map(_predict_named, work) if parallel else map(_predict_named, work)
+        for (name, meas), p in progress.track(zip(todo, predictions), "predicting", total=len(todo),
+                                              unit="kernels: counters and time"):
+            k = kernel_set.get(name)
+            mm = meas.get("ncu", {}).get("metrics", {})
+            for metric in judged:
+                pred, got = p["metrics"].get(metric), mm.get(metric)
+                status, err = judge(metric, pred, got)
+                rows.append({"kernel": name, "metric": metric, "predicted": pred, "measured": got, "error": err,
+                             "status": status, "unit": registry.metric(metric).unit})
+                if status == "MISS":
+                    rows[-1]["cause"] = cause(metric, pred, got, p)
+                s = summary.setdefault(metric, {"ok": 0, "MISS": 0, "info": 0, "n/a": 0})
+                s[status] += 1
+            ev = meas.get("event_ms")
+            t = {"kernel": name, "pattern": k.pattern, "measured_event_us": ev * 1e3 if ev else None,
+                 "measured_event_repeat_us": meas.get("event_ms_repeat", 0) * 1e3 or None,
+                 "measured_ncu_us": mm.get("gpu__time_duration.sum", 0) / 1e3 or None,
+                 "predicted_us": p.get("time_us"), "limiter": p.get("limiter"), "verified": meas.get("ok"),
+                 "predicted_warp_instructions": p.get("warp_instructions"),
+                 "provenance": p.get("provenance"), "refusals": p["refusals"], "notes": p["notes"][:4],
+                 "findings": p.get("findings", [])[:3]}
+            if t["predicted_us"] is not None and t["measured_event_us"]:
+                t["error_pct"] = 100 * (t["predicted_us"] - t["measured_event_us"]) / t["measured_event_us"]
+            if meas.get("inputs_sha256") and k.inputs_digest() != meas["inputs_sha256"]:
+                t["inputs_differ"] = True  # this machine's generators drew other inputs than the measuring one's
+            times.append(t)
     errs = np.array([abs(t["error_pct"]) for t in times if "error_pct" in t])
     tsum = {"kernels_timed": int(errs.size), "kernels": len(times),
             "median_abs_error_pct": float(np.median(errs)) if errs.size else None,
