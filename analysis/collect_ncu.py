@@ -128,7 +128,11 @@ def kernels_to_measure(names: list[str] | None) -> list[tuple[str, str, int]]:
     return out
 
 
-def collect(out_path: Path, names: list[str] | None, probes: bool, per_kernel_timeout: float = 120) -> dict:
+def collect(out_path: Path | None, names: list[str] | None, probes: bool, per_kernel_timeout: float = 120) -> dict:
+    """Every kernel's counters into `out_path` (None: the committed ncu_h100.json, where this GPU is the one it
+    holds; one line otherwise)."""
+    from .compare import own_results  # analysis.compare reads RESULTS from here
+
     ncu = find_ncu()
     ver = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     res: dict = {"tool": ver[-1] if ver else "ncu", "metrics": METRICS, "kernels": {}, "probes": [],
@@ -142,6 +146,7 @@ def collect(out_path: Path, names: list[str] | None, probes: bool, per_kernel_ti
                                capture_output=True, text=True).stdout.strip()
     except OSError:
         res["device"] = "?"
+    out_path = own_results(str(out_path) if out_path else None, RESULTS / "ncu_h100.json", res["device"])
 
     def save():
         out_path.parent.mkdir(parents=True, exist_ok=True)
@@ -230,8 +235,8 @@ def probe_child() -> int:
 
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="python -m analysis.collect_ncu", description=__doc__)
-    p.add_argument("--out", default=str(RESULTS / "ncu_h100.json"),
-                   help="the JSON file to write (default: %(default)s, the committed measurements)")
+    p.add_argument("--out", help=f"the JSON file to write (default: {RESULTS / 'ncu_h100.json'}, the committed "
+                                 "measurements, where this GPU is the H100 they were measured on)")
     p.add_argument("--kernels", help="comma-separated catalog names (default: every kernel)")
     p.add_argument("--no-probes", action="store_true",
                    help="skip the shared-memory carveout probes (one more ncu run over small CuPy kernels)")
@@ -248,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
         except catalog.CatalogError as e:
             fail(f"--kernels: {e}")
     try:
-        collect(Path(a.out), names, not a.no_probes)
+        collect(Path(a.out) if a.out else None, names, not a.no_probes)
     except NcuMissing as e:
         fail(str(e))
     return 0

@@ -73,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
     from corpus.sets import SETS
     p = Parser(prog="python -m analysis.collect_profile", description=__doc__)
-    p.add_argument("--out", default=str(RESULTS / "profile_h100.json"), help="the JSON file to write")
+    p.add_argument("--out", help=f"the JSON file to write (default: {RESULTS / 'profile_h100.json'}, the committed "
+                                 "profile, where this GPU is the H100 it was measured on)")
     p.add_argument("--kernels", help="comma-separated names (catalog or corpus; default: all of both)")
     p.add_argument("--set", default="corpus", choices=(*SETS, "none"),
                    help="the corpus set profiled after the catalog (none: the catalog only)")
@@ -99,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
                  "protocol": "ncu " + " ".join(NCU_ARGS[-4:]) + ": the GPU's own clocks, caches flushed before each "
                              "replay pass; one launch per kernel at its bench size (catalog) or its size (corpus)",
                  "metrics": metrics, "unknown_metrics": unknown, "kernels": {}}
-    out = Path(a.out)
+    from .compare import own_results
+
+    out = own_results(a.out, RESULTS / "profile_h100.json", smi)
 
     def save() -> None:
         out.parent.mkdir(parents=True, exist_ok=True)

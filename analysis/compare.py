@@ -258,12 +258,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="Nsight Compute counters from python -m analysis.collect_ncu (default: %(default)s)")
     p.add_argument("--out", help=f"write the Markdown table here (the committed one: {RESULTS / 'compare_h100.md'})")
     p.add_argument("--kernels", help="comma-separated catalog names")
-    p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
+    p.add_argument("--gpu", help="GPU row the predictions use (default: the measured device's row)")
     p.add_argument("--timing", help=f"the timing model's accuracy run, predicted vs measured time (default: {TIMING})")
     p.add_argument("--json", action="store_true", help="print the comparison as JSON instead of the table")
     a = p.parse_args(argv)
     measured = load_measured(Path(a.measured))
-    same_gpu(a.gpu, measured.get("device"), a.measured)
+    a.gpu = same_gpu(a.gpu, measured.get("device"), a.measured)
     timing = Path(a.timing) if a.timing else TIMING
     if a.timing and not timing.is_file():
         fail(f"--timing {timing}: no such file (python -m analysis.timing --accuracy --out FILE.md writes FILE.json)")
@@ -293,19 +293,45 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if verdict(c)["not_predicted"] else 0
 
 
-def same_gpu(gpu_name: str | None, device, measured_file) -> None:
-    """One line where `--gpu` names another GPU than the one the measurements are of (its predictions would be
-    judged against another chip's counters); nothing where it is the same, or the device is not in the table."""
+def same_gpu(gpu_name: str | None, device, measured_file) -> str | None:
+    """The GPU row to predict for beside measurements of `device`: `--gpu` where given (one line where it names
+    another GPU than the measured one: its predictions would be judged against another chip's counters), else
+    the measured device's row, so that a file measured on another GPU is never judged by the default row's
+    predictions; None (the default row) where the file does not name its device."""
     try:
         gpu = get_gpu(gpu_name)
     except UnknownGPU as e:
         fail(str(e))
     name = device.get("name") if isinstance(device, dict) else device
-    row = of_device(str(name)) if name else None
+    name = str(name).split(",")[0].strip() if name and str(name).strip() not in ("?", "") else None
+    row = of_device(name) if name else None
     if gpu_name is not None and row is not None and row.key != gpu.key:
-        fail(f"--gpu {gpu_name}: {measured_file} measured {name.split(',')[0]} ({row.key}), so {gpu.key}'s predictions "
+        fail(f"--gpu {gpu_name}: {measured_file} measured {name} ({row.key}), so {gpu.key}'s predictions "
              f"would be judged by another GPU's counters: leave --gpu out, or give --measured FILE measured on the "
              f"{gpu.key}")
+    if gpu_name is None and name and row is None:
+        fail(f"{measured_file} measured {name}, which cudasim/gpus.json has no row for: add the GPU's row, or pass "
+             f"--gpu NAME to predict for a row of your choosing")
+    return gpu_name if gpu_name is not None else row.key if row is not None else None
+
+
+COMMITTED_GPU = "H100-SXM"  # the GPU whose measurements the committed results files (*_h100.json) hold
+
+
+def own_results(out: str | None, default: Path, device: str) -> Path:
+    """Where a measuring tool writes: `out`, or its default file of committed measurements where this machine's
+    GPU (`device`, as nvidia-smi names it) is the one they were measured on; one line otherwise, before anything
+    is measured (another GPU's counters under the committed file's name would be compared as the H100's)."""
+    if out:
+        return Path(out)
+    name = (device or "").split(",")[0].strip()
+    row = of_device(name) if name and name != "?" else None
+    if row is None or row.key != COMMITTED_GPU:
+        fail(f"this GPU is {name or 'not named by nvidia-smi'}"
+             f"{f' ({row.key})' if row else ''}: {default} holds the {COMMITTED_GPU}'s measurements; give --out "
+             f"{default.with_name(default.name.replace('_h100', '_' + (row.key if row else 'gpu').lower()))} "
+             f"(a file of this GPU's own)")
+    return default
 
 
 def load_measured(path: Path, tool: str = "analysis.collect_ncu", what: str = "measurements",

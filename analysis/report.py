@@ -28,7 +28,7 @@ from pathlib import Path
 
 from cudasim import progress
 from cudasim.console import Parser, check_out, fail
-from cudasim.gpus import get_gpu
+from cudasim.gpus import get_gpu, of_device
 from cudasim.memory import reserve
 from kernels import catalog
 
@@ -454,9 +454,16 @@ def measure(out_dir: Path) -> list[Path] | str:
     from kernels import bench, gpu
 
     try:
-        gpu.init()
+        _, dev = gpu.init()
     except gpu.GpuUnavailable as err:
         return f"error: --measure: {err}"
+    from .compare import COMMITTED_GPU
+
+    row = of_device(dev.get("name", ""))
+    if row is None or row.key != COMMITTED_GPU:
+        return (f"error: --measure: this GPU is {dev.get('name', 'unnamed')}; the report puts measurements beside the "
+                f"{COMMITTED_GPU}'s predictions (the GPU whose rates were measured): run it on an H100, or compare "
+                f"this GPU's counters with python -m analysis.compare --measured FILE")
     out_dir.mkdir(parents=True, exist_ok=True)
     bench_file = out_dir / "bench.json"
     if bench.main(["--out", str(bench_file)]) == 2 or not bench_file.exists():

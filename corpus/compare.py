@@ -214,7 +214,8 @@ def markdown(c: dict) -> str:
     name = c.get("set", DEFAULT)
     flag = "" if name == DEFAULT else f" --set {name}"
     measured_file = c.get("measured_file", f"corpus/results/{name}_h100.json")
-    L = [f"# {TITLES[name]} out of sample: predicted (no GPU) vs measured (H100)", "",
+    short = str(dev.get("name") or "GPU").removeprefix("NVIDIA ")
+    L = [f"# {TITLES[name]} out of sample: predicted (no GPU) vs measured ({short})", "",
          f"Measured on {dev.get('name')} (nvidia-smi: {dev.get('smi')}), {c['measured_date']} "
          f"(`python -m corpus.measure{flag}`, `{measured_file}`); ncu: {c['ncu_tool']}. "
          f"Predicted: `python -m corpus.compare{flag}` ({c['run']}). {PROVENANCE[name == DEFAULT]}", "",
@@ -269,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--measured", help="default: corpus/results/SET_h100.json")
     p.add_argument("--out", help="write Markdown here and the same as JSON beside it")
     p.add_argument("--kernels", help="comma-separated kernel names of the set (default: all)")
-    p.add_argument("--gpu", help="GPU row the predictions use (default H100-SXM)")
+    p.add_argument("--gpu", help="GPU row the predictions use (default: the measured device's row)")
     p.add_argument("--all-blocks", action="store_true", help="counters from every block (the time model samples as it does)")
     p.add_argument("--jobs", type=int, default=1, metavar="N",
                    help="predict N kernels at once, each in a process of its own (default 1)")
@@ -281,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
                              ", or give them with --measured")
     if measured.get("set", DEFAULT) != a.set:  # files from before --set existed hold the corpus
         fail(f"{path} measured the set {measured.get('set', DEFAULT)!r}, not {a.set!r}: pass --set to match")
-    same_gpu(a.gpu, measured.get("device"), path)
+    a.gpu = same_gpu(a.gpu, measured.get("device"), path)
     if a.out:
         check_out(a.out, json_beside=True)
     names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else None

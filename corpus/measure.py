@@ -117,14 +117,14 @@ def smi(query: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     p = Parser(prog="python -m corpus.measure", description=__doc__)
     p.add_argument("--set", choices=sorted(SETS), default=DEFAULT, help="which kernel set (default: %(default)s)")
-    p.add_argument("--out", help="default: corpus/results/SET_h100.json")
+    p.add_argument("--out", help="default: corpus/results/SET_h100.json, where this GPU is the H100 the committed "
+                                 "measurements are of")
     p.add_argument("--kernels", help="comma-separated kernel names of the set (default: all)")
     p.add_argument("--no-ncu", action="store_true", help="CUDA-event times only, no Nsight Compute run")
     p.add_argument("--ncu-child", action="store_true", help=argparse.SUPPRESS)  # the process ncu profiles
     p.add_argument("--ncu-timeout", type=float, default=300, help="seconds allowed for the ncu run (default 300)")
     a = p.parse_args(argv)
     kernel_set = load_set(a.set)
-    a.out = a.out or str(measured_path(a.set))
     names = [n.strip() for n in a.kernels.split(",") if n.strip()] if a.kernels else [k.name for k in kernel_set.CORPUS]
     unknown = [n for n in names if n not in kernel_set.BY_NAME]
     if unknown:
@@ -136,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
         _, dev = gpu.init()
     except gpu.GpuUnavailable as e:
         fail(str(e))
+    from analysis.compare import own_results
+
+    a.out = str(own_results(a.out, measured_path(a.set), dev.get("name", "")))
     out: dict = {
         "set": a.set,
         "device": {**dev, "smi": smi("name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,"

@@ -154,3 +154,36 @@ def test_the_gpu_runners_compile_is_the_one_the_models_read(monkeypatch):
         launch = corpus_compare.resolve(k)
         exprs = [launch.kernel] if "<" in launch.kernel else []
         assert asked[-1] == (launch.source, exprs, list(launch.options), launch.gpu.arch, launch.filename), k.name
+
+
+def test_measurements_of_another_gpu_are_predicted_for_that_gpu(capsys):
+    """A file measured on the H200 (the lent machine since session 22) is never judged by the default H100
+    row's predictions: without --gpu the comparison predicts for the measured device's row; a device the
+    table has no row for, or a --gpu that names another GPU, is one line."""
+    from analysis.compare import same_gpu
+    assert same_gpu(None, {"name": "NVIDIA H200"}, "f.json") == "H200"
+    assert same_gpu(None, "NVIDIA H100 80GB HBM3, 580.159.04", "f.json") == "H100-SXM"
+    assert same_gpu(None, "?", "f.json") is None and same_gpu(None, None, "f.json") is None
+    assert same_gpu("H200", "NVIDIA H200, 580.159.04", "f.json") == "H200"
+    for gpu, device, says in ((None, "NVIDIA GeForce GTX 280", "no row for"),
+                              ("H100-SXM", {"name": "NVIDIA H200"}, "judged by another GPU's counters")):
+        with pytest.raises(SystemExit) as e:
+            same_gpu(gpu, device, "f.json")
+        assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_a_measuring_tool_never_writes_another_gpus_measurements_into_the_committed_file(tmp_path, capsys):
+    """corpus.measure, collect_ncu and collect_profile write the committed *_h100.json by default only on the
+    H100; elsewhere they stop in one line, before measuring, naming a file of the GPU's own."""
+    from analysis.compare import own_results
+    default = tmp_path / "holdout7_h100.json"
+    assert own_results(None, default, "NVIDIA H100 80GB HBM3, 580.159.04") == default
+    assert own_results(str(tmp_path / "mine.json"), default, "NVIDIA H200") == tmp_path / "mine.json"
+    for device in ("NVIDIA H200, 580.159.04", "?", "NVIDIA GeForce GTX 280"):
+        with pytest.raises(SystemExit) as e:
+            own_results(None, default, device)
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and err.count("\n") == 1 and "--out" in err, err
+    with pytest.raises(SystemExit):
+        own_results(None, default, "NVIDIA H200")
+    assert "holdout7_h200.json" in capsys.readouterr().err
