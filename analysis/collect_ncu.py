@@ -131,7 +131,7 @@ def kernels_to_measure(names: list[str] | None) -> list[tuple[str, str, int]]:
 def collect(out_path: Path | None, names: list[str] | None, probes: bool, per_kernel_timeout: float = 120) -> dict:
     """Every kernel's counters into `out_path` (None: the committed ncu_h100.json, where this GPU is the one it
     holds; one line otherwise)."""
-    from .compare import own_results  # analysis.compare reads RESULTS from here
+    from .measured import own_results
 
     ncu = find_ncu()
     ver = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout.strip().splitlines()

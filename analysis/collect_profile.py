@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                  "protocol": "ncu " + " ".join(NCU_ARGS[-4:]) + ": the GPU's own clocks, caches flushed before each "
                              "replay pass; one launch per kernel at its bench size (catalog) or its size (corpus)",
                  "metrics": metrics, "unknown_metrics": unknown, "kernels": {}}
-    from .compare import own_results
+    from .measured import own_results
 
     out = own_results(a.out, RESULTS / "profile_h100.json", smi)
 

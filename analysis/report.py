@@ -457,7 +457,7 @@ def measure(out_dir: Path) -> list[Path] | str:
         _, dev = gpu.init()
     except gpu.GpuUnavailable as err:
         return f"error: --measure: {err}"
-    from .compare import COMMITTED_GPU
+    from .measured import COMMITTED_GPU
 
     row = of_device(dev.get("name", ""))
     if row is None or row.key != COMMITTED_GPU:

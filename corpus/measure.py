@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         _, dev = gpu.init()
     except gpu.GpuUnavailable as e:
         fail(str(e))
-    from analysis.compare import own_results
+    from analysis.measured import own_results
 
     a.out = str(own_results(a.out, measured_path(a.set), dev.get("name", "")))
     out: dict = {

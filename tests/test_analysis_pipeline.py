@@ -292,7 +292,7 @@ def test_one_example_type_and_short_files():
 def test_compare_writes_the_table_only_with_out(tmp_path, monkeypatch):
     from analysis import compare
     measured = tmp_path / "ncu.json"
-    measured.write_text(json.dumps({"kernels": {}, "device": "test"}))
+    measured.write_text(json.dumps({"kernels": {}, "device": "NVIDIA H100 80GB HBM3"}))
     written = []
     monkeypatch.setattr(compare.Path, "write_text", lambda self, text, *a, **k: written.append(str(self)))
     assert compare.main(["--measured", str(measured)]) == 0

@@ -175,7 +175,7 @@ def test_measurements_of_another_gpu_are_predicted_for_that_gpu(capsys):
 def test_a_measuring_tool_never_writes_another_gpus_measurements_into_the_committed_file(tmp_path, capsys):
     """corpus.measure, collect_ncu and collect_profile write the committed *_h100.json by default only on the
     H100; elsewhere they stop in one line, before measuring, naming a file of the GPU's own."""
-    from analysis.compare import own_results
+    from analysis.measured import own_results
     default = tmp_path / "holdout7_h100.json"
     assert own_results(None, default, "NVIDIA H100 80GB HBM3, 580.159.04") == default
     assert own_results(str(tmp_path / "mine.json"), default, "NVIDIA H200") == tmp_path / "mine.json"
