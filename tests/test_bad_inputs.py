@@ -227,6 +227,7 @@ NO_COMPILE = [
     ("corpus.compare", ["--set", "nope"], "invalid choice: 'nope'"),
     ("corpus.compare", ["--jobs", "0"], "--jobs 0: give a count of processes"),
     ("corpus.measure", ["--kernels", "nope"], "--kernels nope: not in the set corpus"),
+    ("corpus.summary", ["--without", "nope"], "--without nope: no such set"),
     ("corpus.manifest", ["--bogus"], "unrecognized arguments: --bogus"),
     ("analysis.coalescing", ["sgemm_warptiling", "--define", "BK=0"], "BK=0: must be a positive integer"),
     ("analysis.occupancy", ["sgemm_1d_blocktiling", "--define", "TM=0"], "TM=0: must be a positive integer"),

@@ -1284,3 +1284,24 @@ def test_a_miss_is_named_by_what_is_known_of_it():
     assert "sampled" in cause("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 99, 100, sampled)
     assert cause("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", 99, 100, {"provenance": "simulated"}) == \
         "not explained"
+
+
+def test_the_summary_of_the_sets_is_their_tables_taken_together():
+    """corpus.summary reads the committed comparisons: each set's figures are its table's own, and those of
+    the sets together are over the union of their kernels (here checked on two made-up tables too)."""
+    from corpus import summary
+    t = lambda errs, ok, miss: {"run": "r", "times": [{"kernel": f"k{i}", "error_pct": e} for i, e in enumerate(errs)]  # noqa: E731
+                                + [{"kernel": "refused", "refusals": {"timing": "x"}}],
+                                "rows": [{"status": "ok"}] * ok + [{"status": "MISS"}] * miss + [{"status": "info"}]}
+    s = summary.summarize({"a": t([10.0, -30.0], 3, 1), "b": t([60.0], 5, 0)})
+    assert s["sets"]["a"]["timed"] == 2 and s["sets"]["a"]["kernels"] == 3 and s["sets"]["a"]["median"] == 20.0
+    assert (s["all"]["timed"], s["all"]["median"], s["all"]["worst"]) == (3, 30.0, 60.0)
+    assert (s["all"]["over_25"], s["all"]["over_50"], s["all"]["counters_ok"], s["all"]["counters_judged"]) == (2, 1, 8, 9)
+    assert [x["kernel"] for x in s["over_25"]] == ["k0", "k1"] and s["over_25"][0]["set"] == "b"
+    names = [n for n in summary.SETS if summary.table_path(n).is_file()]
+    real = summary.summarize({n: json.loads(summary.table_path(n).read_text()) for n in names})
+    for n in names:
+        own = json.loads(summary.table_path(n).read_text())["time_summary"]
+        assert real["sets"][n]["median"] == pytest.approx(own["median_abs_error_pct"])
+        assert real["sets"][n]["worst"] == pytest.approx(own["max_abs_error_pct"])
+    assert real["all"]["timed"] == sum(real["sets"][n]["timed"] for n in names)
