@@ -20,10 +20,11 @@ import numpy as np
 
 from cudasim import progress
 from cudasim.console import Parser, check_out, fail
-from cudasim.gpus import UnknownGPU, get_gpu, of_device
+from cudasim.gpus import UnknownGPU, get_gpu
 
 from . import pipeline, registry
 from .collect_ncu import RESULTS
+from .measured import device_name, device_row
 
 TIMING = RESULTS / "timing_h100.json"
 from .models.banks import LOAD_INSTRUCTIONS
@@ -302,9 +303,7 @@ def same_gpu(gpu_name: str | None, device, measured_file) -> str | None:
         gpu = get_gpu(gpu_name)
     except UnknownGPU as e:
         fail(str(e))
-    name = device.get("name") if isinstance(device, dict) else device
-    name = str(name).split(",")[0].strip() if name and str(name).strip() not in ("?", "") else None
-    row = of_device(name) if name else None
+    name, row = device_name(device), device_row(device)
     if gpu_name is not None and row is not None and row.key != gpu.key:
         fail(f"--gpu {gpu_name}: {measured_file} measured {name} ({row.key}), so {gpu.key}'s predictions "
              f"would be judged by another GPU's counters: leave --gpu out, or give --measured FILE measured on the "

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from cudasim import progress
 from cudasim.console import Parser, check_out, fail
-from cudasim.gpus import get_gpu, of_device
+from cudasim.gpus import get_gpu
 from cudasim.memory import reserve
 from kernels import catalog
 
@@ -457,9 +457,9 @@ def measure(out_dir: Path) -> list[Path] | str:
         _, dev = gpu.init()
     except gpu.GpuUnavailable as err:
         return f"error: --measure: {err}"
-    from .measured import COMMITTED_GPU
+    from .measured import COMMITTED_GPU, device_row
 
-    row = of_device(dev.get("name", ""))
+    row = device_row(dev)
     if row is None or row.key != COMMITTED_GPU:
         return (f"error: --measure: this GPU is {dev.get('name', 'unnamed')}; the report puts measurements beside the "
                 f"{COMMITTED_GPU}'s predictions (the GPU whose rates were measured): run it on an H100, or compare "

@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
         fail(str(e))
     from analysis.measured import own_results
 
-    a.out = str(own_results(a.out, measured_path(a.set), dev.get("name", "")))
+    a.out = str(own_results(a.out, measured_path(a.set), dev))
     out: dict = {
         "set": a.set,
         "device": {**dev, "smi": smi("name,driver_version,clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,"

@@ -81,7 +81,6 @@ def test_blocks_start_at_the_launch_rate():
     assert r.cycles == pytest.approx(63 * 100 + 2, abs=5)
 
 
-
 def test_a_freed_slot_refills_after_the_refill_time():
     # one slot: each 100-cycle block is followed by 300 empty cycles; eight slots hide the refill behind the
     # launch rate as the empty-block microbenchmark saw (tests/refill_h100.json against blocks_empty_*)
@@ -89,6 +88,7 @@ def test_a_freed_slot_refills_after_the_refill_time():
     assert one.cycles == pytest.approx(10 * (99 + 4) + 9 * 300, abs=5)  # a block ends as its last result lands
     eight = smsim.simulate([op()], [WarpWork([0], [])], 8, 64, MEMORY, 0.0, 100.0, block_refill=300.0)
     assert eight.cycles == pytest.approx(63 * 100 + 2, abs=5)
+
 
 def test_a_barrier_some_warps_never_reach_is_reported():
     ops = [op(kind=BARRIER, pipe=BAR), op()]
