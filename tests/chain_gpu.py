@@ -60,8 +60,8 @@ def main() -> None:
 
     mod = cp.RawModule(code=SOURCE, options=("-arch=sm_90",))
     raw, chain = mod.get_function("raw"), mod.get_function("chain")
-    sms = cp.cuda.runtime.getDeviceProperties(0)["multiProcessorCount"]
     props = cp.cuda.runtime.getDeviceProperties(0)
+    sms = props["multiProcessorCount"]
     out: dict = {"what": "cycles per iteration of a serial chain of global loads, with and without stores "
                          "between (tests/chain_gpu.py)", "device": props["name"].decode(), "sms": sms, "raw": [],
                  "chain": []}
