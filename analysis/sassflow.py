@@ -5,18 +5,14 @@ short branches turned into predicated instructions that every warp issues, loops
 further, address arithmetic folded. The timing model needs the SASS instructions a warp
 issues, in order, so this module replays each simulated warp's PTX path on the SASS graph:
 
-* anchors: what ptxas keeps whatever it does to a block: floating-point operations, bytes
-  loaded or stored per lane, atomics, barriers, and a loop's back branch, by source line. Each SASS
-  block is matched to the PTX block at its loop depth (or one deeper: the remainder code of
-  a loop ptxas unrolled) whose anchors it repeats a whole number of times U on the most lines
-  (U > 1: ptxas unrolled that loop by U). Predicated SASS is left out of its block's anchors:
-  it is if-converted code, issued by every warp that reaches the block (a remainder's predicated
-  last trip aside: it may do the run's last work). A PTX mul fused into the add that reads it
-  counts once, as its FFMA.
+* anchors (analysis.sassanchors): what ptxas keeps of a block whatever it does to it, by source
+  line; each SASS block is matched to the PTX block whose anchors it repeats U times (U > 1: ptxas
+  unrolled that loop by U).
 * the walk: the warp's PTX path, reduced to the anchored PTX blocks that have a SASS match, is
   a list of runs (block, times in a row). From the entry, the walk goes at every branch towards
-  the nearest SASS block that can take the current run (the largest U that fits first, as
-  ptxas's unrolled code checks the trips left; a loop's remainder first where it comes first),
+  the nearest SASS block that can take the current run (the largest U that fits what is left of
+  its work in the trip of its innermost PTX loop first, as ptxas's unrolled code checks the trips
+  left; a loop's remainder first where it comes first),
   through blocks matched to nothing else; each visit of such a block takes U executions off the
   run. With no run left it goes to an exit. A branch to a divergent-warp fallback (BRA.DIV) is not
   taken; other sides are walked only for branches where cudasim saw the warp's lanes part.
@@ -27,6 +23,7 @@ of executed warp instructions on the catalog and the corpus (analysis/results/ti
 from __future__ import annotations
 
 import heapq
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from dataclasses import dataclass
 
@@ -34,177 +31,11 @@ import networkx as nx
 import numpy as np
 
 from .predication import folded_branches
-from .sass import SassInstruction
-from .sassgraph import TARGET, SassGraph, sass_graph  # noqa: F401 - sass_graph: callers build the walk's graph here
+from .sassanchors import Match, match_blocks, ptx_where
+from .sassgraph import SassGraph, loop_depths, sass_graph  # noqa: F401 - sass_graph: callers build the walk's graph here
 
-_FP = {"FFMA", "FADD", "FMUL", "DFMA", "DADD", "DMUL"}
-# global and generic atomics are anchors too, one per warp instruction (a block of lane 0's atomicAdd after the
-# other lanes' EXIT had none: the walk ended at the EXIT); shared ones and compare-and-swap are not: ptxas makes
-# a shared float atomicAdd a CAS loop it repeats until it holds
-_ATOMIC = {"ATOM", "ATOMG", "RED", "REDG"}
-_PTX_BYTES = {"8": 1, "16": 2, "32": 4, "64": 8, "128": 16}
-# floating-point SASS instructions (FFMA, DFMA, DMUL, ...) in ptxas's inline fast path for one PTX
-# instruction that PTX counts as none: IEEE division, square root and reciprocal become Newton
-# iterations. An anchor must count them on the PTX side too, or a loop body that divides does more
-# SASS work per trip than its PTX (checked against the compiler: tests/test_sassflow.py)
-EXPANDED_FP = {("div", "rn", "f32"): 5, ("div", "rn", "f64"): 9, ("div", "approx", "f32"): 1,
-               ("rcp", "rn", "f32"): 3, ("rcp", "rn", "f64"): 5, ("sqrt", "rn", "f32"): 4,
-               ("sqrt", "rn", "f64"): 8, ("rsqrt", "approx", "f64"): 5}
 _AVOID = 1000  # the cost of walking through a block matched to other PTX code
 CALL_COST = 0.5  # what a block with a CALL costs the walk beyond a step
-
-
-# ---- anchors ----------------------------------------------------------------------------------------
-
-def _ptx_where(x) -> tuple[int, int]:
-    """(line, site) of a PTX instruction: its line, and the kernel-level line an inlined helper's code was
-    inlined at (0: none). One helper called from two places (a loop body's and a reduction's TwoSum) is
-    two places' work, not one line's. Floating-point anchors carry the site; memory anchors do not (ptxas
-    merges and reorders a helper's byte accesses across call sites: histogram64's 16 addByte calls walked
-    as 984 instructions a warp where 1,691 ran)."""
-    at = x.inlined_at
-    return x.line, (at[1] if at and (at[0], at[1]) != (x.file, x.line) else 0)
-
-
-def _sass_where(x: SassInstruction) -> tuple[int, int]:
-    """(line, site) of a SASS instruction as the PTX places it: code from another file (a header's helper,
-    the toolkit's) at the kernel-level line it was inlined at; a helper of the kernel's own file at its line,
-    with that site."""
-    line = x.placed[1]
-    return line, (x.site[1] if line == x.line and x.site[1] not in (0, x.line) else 0)
-
-
-_ROUNDED = {"rn", "rz", "rm", "rp"}  # a float mul or add with its rounding written out: ptxas may not fuse it
-
-
-def fused_muls(body: list, start: int, end: int) -> set[int]:
-    """The float `mul`s of [start, end) that ptxas fuses into the add or sub that reads them (FFMA): no
-    rounding written on either, the add the product's only reader in the block, one product per add."""
-    readers: dict[str, list[int]] = {}
-    for pc in range(start, end):
-        for o in body[pc].operands[1:]:
-            if o.kind == "reg":
-                readers.setdefault(o.name, []).append(pc)
-    out, taken = set(), set()
-    for pc in range(start, end):
-        x = body[pc]
-        if (x.base != "mul" or x.type not in ("f32", "f64") or _ROUNDED & set(x.mods) or x.guard is not None
-                or not x.operands or x.operands[0].kind != "reg"):
-            continue
-        users = readers.get(x.operands[0].name, [])
-        if len(users) == 1 and users[0] > pc and users[0] not in taken:
-            y = body[users[0]]
-            if y.base in ("add", "sub") and y.type == x.type and not _ROUNDED & set(y.mods) and y.guard is None:
-                out.add(pc)
-                taken.add(users[0])
-    return out
-
-
-def _ptx_anchors(body: list, start: int, end: int, labels: dict) -> dict[tuple, int]:
-    out: dict[tuple, int] = {}
-
-    def add(line: tuple[int, int], kind: str, units: int) -> None:
-        out[(line, kind)] = out.get((line, kind), 0) + units
-
-    fused = fused_muls(body, start, end)
-    for pc in range(start, end):
-        x = body[pc]
-        if x.label is not None or (x.guard is not None and x.base != "bra"):
-            continue  # predicated, as ptxas's if-converted code: left out on both sides
-        if pc in fused:
-            continue  # one FFMA with the add that reads it
-        if x.base in ("fma", "add", "sub", "mul") and x.type in ("f32", "f64"):
-            add(_ptx_where(x), "fp", 1)
-        elif x.type in ("f32", "f64") and (n := next((EXPANDED_FP[(x.base, m, x.type)] for m in x.mods
-                                                      if (x.base, m, x.type) in EXPANDED_FP), 0)):
-            add(_ptx_where(x), "fp", n)
-        elif x.base in ("ld", "st") and not x.has("param", "const"):
-            vec = next((int(m[1]) for m in x.mods if m in ("v2", "v4", "v8")), 1)
-            add((x.line, 0), "local" if x.has("local") else "mem", vec * _PTX_BYTES.get(x.type[1:], 4))
-        elif x.base in ("atom", "red") and not x.has("cas", "shared"):
-            add((x.line, 0), "atom", 1)
-        elif x.base in ("bar", "barrier"):
-            add(_ptx_where(x), "bar", 1)
-        elif x.base == "bra" and x.guard is not None and labels.get(x.operands[0].name, pc + 1) <= pc:
-            add(_ptx_where(x), "loop", 1)
-        elif x.type[:1] in ("s", "u") and (x.base in ("div", "rem") or (x.base == "mul" and "hi" in x.mods)):
-            add(_ptx_where(x), "div", 1)  # ptxas's integer division (or NVVM's, by a constant) has one IMAD.HI
-    return out
-
-
-def _sass_anchors(ins: list[SassInstruction], start: int, end: int, labels: dict,
-                  predicated: bool = False) -> dict[tuple, int]:
-    """The anchors of SASS instructions [start, end): those no predicate guards, or (`predicated`) only the
-    guarded ones (a branch that ends the block aside)."""
-    out: dict[tuple, int] = {}
-    for i in range(start, end):
-        x = ins[i]
-        if bool(x.guard and not (x.op == "BRA" and i == end - 1)) != predicated:
-            continue  # if-converted (or not, when asked for those): issued as often as the block around it
-        if x.op in _FP:
-            key, units = (_sass_where(x), "fp"), 1
-        elif x.memory:
-            key, units = ((x.placed[1], 0), "local" if x.memory[0] == "local" else "mem"), x.width
-        elif x.op in _ATOMIC and not {"CAS", "CAST"} & set(x.mods):
-            key, units = ((x.placed[1], 0), "atom"), 1
-        elif x.op == "BAR":
-            key, units = (_sass_where(x), "bar"), 1
-        elif x.op == "BRA" and x.guard and (t := TARGET.search(x.operands)) and labels.get(t.group(1), i + 1) <= i:
-            key, units = (_sass_where(x), "loop"), 1
-        elif x.op == "IMAD" and "HI" in x.mods:
-            key, units = (_sass_where(x), "div"), 1
-        else:
-            continue
-        out[key] = out.get(key, 0) + units
-    return out
-
-
-# local memory is its own kind: a line's global accesses are not the stack traffic of a sine's slow
-# argument reduction on the same line, nor ptxas's spills
-_KIND_ORDER = {"fp": 3, "mem": 2, "local": 2, "atom": 2, "bar": 1, "loop": 0, "div": -1}
-
-
-def key_anchor(anchors: dict[tuple, int]) -> tuple[tuple | None, int]:
-    """The anchor a block is known by, and its units per execution: floating-point work before memory
-    bytes before barriers before a loop's back branch, then the most units. Every copy ptxas or NVVM
-    makes of a loop body keeps it, in proportion to the iterations the copy does."""
-    if not anchors:
-        return None, 0
-    k = max(anchors, key=lambda k: (_KIND_ORDER[k[1]], anchors[k], -k[0][0], -k[0][1]))
-    return k, anchors[k]
-
-
-@dataclass
-class Match:
-    """`units` of the work known by `key` (a source line and kind) per execution of a SASS block, and
-    what it does of the work other blocks are known by (`also`: a prologue's store beside its loads)."""
-
-    key: tuple | None  # ((line, site), kind)
-    units: int
-    also: tuple[tuple[tuple, int], ...] = ()
-    maybe: tuple[tuple[tuple, int], ...] = ()  # predicated work: the last trips of a loop ptxas folded, or none
-
-
-def match_blocks(sg: SassGraph, body: list, cfg, labels: dict) -> tuple[list[Match], list[list[Match]]]:
-    """(per SASS block, its key anchor and units; per PTX block, the key anchors of SASS blocks that it
-    does work of, in the order it first does it). A SASS block that repeats a loop body U times does U
-    times its units; PTX blocks a SASS block merged (if-converted branches between them) each count
-    what they do of the SASS block's key."""
-    ins = sg.listing.instructions
-    anchors = [_sass_anchors(ins, s, e, sg.listing.labels) for s, e in sg.blocks]
-    sass = [Match(*key_anchor(a)) for a in anchors]
-    keys = {m.key for m in sass if m.key is not None}
-    ptx = []
-    for b in cfg.blocks:
-        a = _ptx_anchors(body, b.start, b.end, labels)
-        ptx.append([Match(k, v) for k, v in a.items() if k in keys])
-    have = {m.key for ms in ptx for m in ms}
-    out = []
-    for m, a, (s, e) in zip(sass, anchors, sg.blocks):
-        also = tuple((k, v) for k, v in a.items() if k in have and k != m.key)
-        maybe = tuple((k, v) for k, v in _sass_anchors(ins, s, e, sg.listing.labels, True).items() if k in have)
-        out.append(Match(m.key, m.units, also, maybe) if m.key in have else Match(None, 0, also, maybe))
-    return out, ptx
 
 
 # ---- the walk ---------------------------------------------------------------------------------------
@@ -231,6 +62,7 @@ class Walker:
 
     def __post_init__(self) -> None:
         self._entered: dict[int, list[int]] = {}
+        self._ptx_loops: dict[int, tuple[int, ...]] | None = None  # PTX block -> headers of its loops, innermost first
         self._around: dict[tuple[int, int], set[int]] = {}  # (barrier, side) -> what the side reaches around it
         self._below: dict[int, set[int]] = {}  # block -> the blocks it reaches
         self._fwd: dict[tuple, set[int]] = {}  # (block, avoided) -> what it reaches short of a back edge
@@ -293,7 +125,7 @@ class Walker:
             g = self.ptx_graph
             lines, region = set(), set()
             for pc in pcs:
-                lines.update(line for line in _ptx_where(self.body[pc]) if line)
+                lines.update(line for line in ptx_where(self.body[pc]) if line)
                 meet = self.ipdom.get(pc, -1)
                 stop = "exit" if meet < 0 else int(self.block_of_pc[meet])
                 h = nx.restricted_view(g, [stop], [])
@@ -332,24 +164,51 @@ class Walker:
 
     def runs(self, path: list[int]) -> list[list]:
         """A warp's PTX path (pcs where it entered a run or control instruction) as the work it did, in
-        order: [[key anchor, units in a row, the PTX blocks they are of], ...]; a PTX block executes when its
-        first instruction does."""
+        order: [[key anchor, units in a row, the PTX blocks they are of, one past the last run of the same
+        trip of its innermost PTX loop], ...]; a PTX block executes when its first instruction does."""
         out: list[list] = []
+        bounds: dict[int, list[int]] = defaultdict(list)  # loop header -> runs where a trip began or the path left
+        loops = self._loops_of()
+        prev = -1
         for pc in path:
             blocks = self._entered.get(pc)
             if blocks is None:
                 end = self.run_end(pc)
                 blocks = self._entered[pc] = [pb for pb in range(int(self.block_of_pc[pc]),
                                                                  int(self.block_of_pc[end - 1]) + 1)
-                                              if pc <= self.leaders[pb] < end and self.ptx[pb]]
+                                              if pc <= self.leaders[pb] < end]
             for pb in blocks:
+                if prev >= 0:
+                    was, now = loops.get(prev, ()), loops.get(pb, ())
+                    for h in set(was) ^ set(now):  # the path entered or left loop h
+                        bounds[h].append(len(out))
+                    if pb in was and pb in now:  # a back edge to the header pb: a new trip
+                        bounds[pb].append(len(out))
+                prev = pb
                 for m in self.ptx[pb]:
                     if out and out[-1][0] == m.key:
                         out[-1][1] += m.units
                         out[-1][2].add(pb)
                     else:
-                        out.append([m.key, m.units, {pb}])
+                        out.append([m.key, m.units, {pb}, 0])
+        for j, run in enumerate(out):
+            inner = loops.get(min(run[2]), ())
+            b = bounds.get(inner[0], []) if inner else []
+            run[3] = b[k] if inner and (k := bisect_right(b, j)) < len(b) else len(out) if inner else j + 1
         return out
+
+    def _loops_of(self) -> dict[int, tuple[int, ...]]:
+        """Per PTX block in a loop, the headers of the natural loops around it, innermost first."""
+        if self._ptx_loops is None:
+            merged: dict[int, set[int]] = defaultdict(set)  # back edges to one header: one loop
+            for h, body in loop_depths(self.ptx_graph, 0)[1]:
+                merged[h] |= body
+            around: dict[int, list[int]] = defaultdict(list)
+            for h, body in sorted(merged.items(), key=lambda hb: len(hb[1])):
+                for b in body:
+                    around[b].append(h)
+            self._ptx_loops = {b: tuple(hs) for b, hs in around.items()}
+        return self._ptx_loops
 
     def stream(self, path: list[int], limit: int = 50_000_000, window: int = 6,
                parted: bool | frozenset = True) -> np.ndarray:
@@ -369,6 +228,17 @@ class Walker:
         sg, matches = self.sg, self.matches
         todo = self.runs(path)
         full = [t[1] for t in todo]  # each run's units before the walk takes any
+        keyed: dict[tuple, tuple[list[int], list[int]]] = defaultdict(lambda: ([], [0]))
+        for q, t in enumerate(todo):  # per key, its runs and their units summed: the work left in a loop's pass
+            at, units = keyed[t[0]]
+            at.append(q)
+            units.append(units[-1] + t[1])
+
+        def left(j: int) -> int:
+            """What is left of run j's key in the rest of its trip of its innermost PTX loop (NVVM's unrolled
+            copies of a body do other work between theirs)."""
+            at, units = keyed[todo[j][0]]
+            return todo[j][1] + units[bisect_left(at, todo[j][3])] - units[bisect_right(at, j)]
         lines, split = (None, None) if parted is True else self._sides_of(parted)
         r = 0
         seq: list[int] = []
@@ -458,7 +328,7 @@ class Walker:
             while nxt is None and r < len(todo):
                 for j in range(r, min(r + window, len(todo))):
                     after = next((t for t in todo[j + 1:j + window] if t[1] > 0), None)
-                    if todo[j][1] > 0 and (nxt := self._toward(bi, succ, todo[j], after, not parted)) is not None:
+                    if todo[j][1] > 0 and (nxt := self._toward(bi, succ, todo[j], left(j), after, not parted)) is not None:
                         break
                 if nxt is None:  # the next run is out of reach from here: leave it
                     todo[r][1] = 0
@@ -546,16 +416,17 @@ class Walker:
                 return b
         return None
 
-    def _toward(self, bi: int, succ: list[int], run: list, after: list | None = None,
+    def _toward(self, bi: int, succ: list[int], run: list, left: int, after: list | None = None,
                 together: bool = False) -> int | None:
-        """The successor on the way to a SASS block that can take `run`: one that does no other work
-        on the way first, then the largest U that fits (ptxas's unrolled code checks the trips left) -
+        """The successor on the way to a SASS block that can take `run`, of whose key `left` units are left in
+        this pass through its loop: one that does no other work on the way first, then the largest U that fits
+        (ptxas's unrolled code checks the trips left) -
         but for a warp whose lanes go `together` (none parted: every lane the same trips), while the work
         left is no whole number of the smallest unrolled body's trips, one that fits in what is over
         (ptxas runs a loop's remainder trips first, then its unrolled bodies) - then one that
         also passes a block for the run `after` (ptxas moved a store of the next step before the end of
         this one), then the cheapest, then the loop's back edge."""
-        key, left = run[0], run[1]
+        key = run[0]
         cands = self.consumers.get(key, [])
         fit = [a for a in cands if self.trip[a] <= left] or cands
         trips = sorted({self.trip[a] for a in fit})

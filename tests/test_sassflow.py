@@ -13,8 +13,9 @@ from needs import need_nvrtc
 ARRAYS = {"a": "float32[1024]", "out": "float32[64]"}
 
 
-def _walk(kernel: str, indices: bool = False, **args) -> list[Counter]:
-    """Per warp of block 0 (64 threads), the SASS opcodes it issues, counted (or its instructions' indices)."""
+def _walk(kernel: str, indices: bool | str = False, **args) -> list[Counter]:
+    """Per warp of block 0 (64 threads), the SASS opcodes it issues, counted (or its instructions' indices;
+    "op": (index, opcode))."""
     need_nvrtc()
     from analysis import pipeline, sass, sassflow
     if sass.find_nvdisasm() is None:
@@ -29,7 +30,9 @@ def _walk(kernel: str, indices: bool = False, **args) -> list[Counter]:
     for warp in range(2):
         pcs = [pc for pc, bits in path if bits >> warp & 1]
         st = walker.stream(pcs, parted=walker.parted(s.result.stats["followed_parted"].get(0), warp))
-        out.append(Counter(st.tolist()) if indices else Counter(s.listing.instructions[i].op for i in st))
+        ins = s.listing.instructions
+        out.append(Counter((i, ins[i].op) for i in st.tolist()) if indices == "op" else
+                   Counter(st.tolist()) if indices else Counter(ins[i].op for i in st))
     return out
 
 
@@ -162,3 +165,13 @@ def test_branches_ptxas_folded_leave_no_side_to_walk_twice(kernel):
     523 Nsight Compute counted)."""
     for c in _walk(kernel, indices=True, g=0.5):
         assert c and max(c.values()) == 1, [i for i, n in c.items() if n > 1]
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 8, 11, 64])
+def test_an_unrolled_loop_with_work_between_its_trips_issues_each_trip_once(n):
+    """NVVM's copies of the body each load, then divide under an if: a trip's loads are not one run, and the
+    walk must still take the unrolled loop while four trips are left (not the remainder n times)."""
+    for c in _walk("gated_n", indices="op", n=n, b=1.0):
+        loads = sorted(v for (_, op), v in c.items() if op == "LDG")
+        assert sum(loads) == sum(v for (_, op), v in c.items() if op == "MUFU") == n
+        assert loads == sorted([n // 4] * 4 * (n >= 4) + [n % 4] * (n % 4 > 0))  # each unrolled copy n // 4 times

@@ -131,3 +131,15 @@ extern "C" __global__ void sincos_split(float* out, const float* a, float g) {
     float p = powf(g + 1.0f, (float)(threadIdx.x % 32));
     out[threadIdx.x] = (cosf(x) + sinf(x)) * p;
 }
+
+// n loads per thread in a loop NVVM unrolls by 4, each followed by an if that every lane takes (a is zeros,
+// b > 0): the unrolled trips do other work between their loads, and each trip is issued once
+extern "C" __global__ void gated_n(float* out, const float* a, float b, int n) {
+    float acc = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        float v = a[(i * 64 + threadIdx.x) & 1023];
+        if (v < b)
+            acc += 1.0f / (v + 2.0f);
+    }
+    out[threadIdx.x] = acc;
+}
