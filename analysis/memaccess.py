@@ -11,7 +11,10 @@ wavefront, no data).
   serve lanes on one word together (kernels.microbench smem_atomics);
 * global memory: L1 takes a request in as many cycles as the larger of its tag stage's and its
   data stage's wavefronts (`global_wavefronts`); a sector
-  the block loaded before (in lockstep order: occurrence, pc, warp) is an L1 hit, unless the
+  the block loaded before (in lockstep order: occurrence, pc, warp) is an L1 hit while it is among
+  the block's share of L1 sectors, least recently used out first (ncu: lj_force_nlist's gathers
+  from a ~64 KB neighbourhood a block, eight blocks an SM, hit 42% of sectors; spmv_csr_scalar's
+  rows, a line a lane beside random gathers, 47%: L1 keeps sectors, not whole lines), unless the
   load bypasses L1 (.STRONG: ld.global.cg and kin); the lines with a missing sector go to
   L2, and a share `dram_read` of the missing sectors' bytes to DRAM (the kernel's DRAM bytes
   over its L2-bound bytes); stores send every line to L2 with the bytes their lanes write, and
@@ -25,7 +28,7 @@ wavefront, no data).
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable
 
 import numpy as np
@@ -126,16 +129,31 @@ def atomic_words(trace: Trace) -> dict[int, np.ndarray]:
     return {b: np.concatenate(p) for b, p in parts.items()}
 
 
+def _l1_misses(held: OrderedDict[int, None], secs: list[int], sectors: int | None) -> list[int]:
+    """The sectors `secs` of one request that L1 (`held`, updated) does not have; it keeps `sectors` sectors,
+    evicting the least recently used."""
+    miss = []
+    for sec in secs:
+        if sec in held:
+            held.move_to_end(sec)
+            continue
+        held[sec] = None
+        miss.append(sec)
+        if sectors is not None and len(held) > sectors:
+            held.popitem(last=False)
+    return miss
+
+
 class BlockAccesses:
     """The memory accesses of one block's warps, grouped for the SASS streams to take in order."""
 
     def __init__(self, trace: Trace, block: int, smem_latency: float, atoms_latency: float,
                  generic_smem_latency: float, bypass: frozenset[tuple] = frozenset(),
-                 leaders: frozenset[int] = frozenset(), tag_lines: int = 4):
+                 leaders: frozenset[int] = frozenset(), tag_lines: int = 4, l1_sectors: int | None = None):
         """`bypass`: the (line, space, op) keys whose loads skip L1 (ld.global.cg and kin: SASS .STRONG);
         `leaders`: the SASS indices of leader-elected atomics (leader_elected); shared memory reached
         through a generic pointer (LD) takes `generic_smem_latency`; L1's tag stage looks up `tag_lines`
-        lines per cycle."""
+        lines per cycle; the block keeps at most `l1_sectors` sectors in L1 (None: every sector it loads)."""
         self.leaders = leaders
         # per (line, space, op) and warp: Access (shared) or (op, L1 wavefronts, L1-missing sectors, their lines,
         # sectors, ...)
@@ -185,7 +203,8 @@ class BlockAccesses:
                     keyed.append((int(occ[j]), ev.pc, int(warps[j]), key,
                                   (ev.op, secs, words, (written, partial), wf)))
         keyed.sort(key=lambda x: (x[0], x[1], x[2]))
-        resident: set[int] = set()
+        resident: set[int] = set()  # the sectors the block's loads brought (the L2 has them)
+        held: OrderedDict[int, None] = OrderedDict()  # L1: the sectors held, least recently used first
         opened = {"ld": set(), "st": set()}  # the lines the block's loads / stores have reached DRAM for
         for occ, pc, w, key, item in keyed:
             if isinstance(item, Access):
@@ -194,7 +213,7 @@ class BlockAccesses:
             op, secs, words, (written, partial), wf = item
             line_set = set((secs >> 2).tolist())
             if op == "ld":
-                miss = secs.tolist() if key in bypass else [s for s in secs.tolist() if s not in resident]
+                miss = secs.tolist() if key in bypass else _l1_misses(held, secs.tolist(), l1_sectors)
                 resident.update(secs.tolist())
                 self.load_miss_bytes += len(miss) * SECTOR
                 miss_lines = {s >> 2 for s in miss}

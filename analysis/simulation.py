@@ -83,7 +83,7 @@ def simulation(launch: pipeline.ResolvedLaunch, defines: dict[str, str] | None =
     res = pipeline.compile_launch(launch).resources
     occupancy = {"blocks_per_sm": occ["blocks_per_sm"], "warps_per_sm": occ["warps_per_sm"],
                  "occupancy_pct": 100.0 * occ["warps_per_sm"] / launch.gpu.max_warps_per_sm,
-                 "limiters": occ["limiters"], "refused": occ["refused"]}
+                 "limiters": occ["limiters"], "refused": occ["refused"], "carveout_bytes": occ["smem_carveout"]}
     if occ["refused"]:
         raise ValueError(f"the driver would refuse this launch: {occ['refused']}")
     entry, size = launch.entry, launch.size

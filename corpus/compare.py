@@ -79,8 +79,11 @@ def predict(k: manifest.CorpusKernel, gpu_name: str | None = None, all_blocks: b
     try:
         t = simulation.result(registry.get("timing"), launch)
         out["time_us"], out["limiter"], out["timing_provenance"] = t["time_us"], t["limiter"], t["provenance"]
-        w = t.get("counts", {}).get("warp_instructions")
+        c = t.get("counts", {})
+        w = c.get("warp_instructions")
         out["warp_instructions"] = None if w is None else int(round(w))  # a count: an int, as ncu's
+        if c.get("global_load_sectors") and c.get("global_load_l1_hit_sectors") is not None:
+            out["l1_hit_pct"] = 100.0 * c["global_load_l1_hit_sectors"] / c["global_load_sectors"]
     except Exception as e:  # noqa: BLE001
         out["refusals"]["timing"] = _one_line(e)
     out["timing_seconds"] = round(time.perf_counter() - t0, 1)
@@ -135,7 +138,7 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
                  "measured_event_repeat_us": meas.get("event_ms_repeat", 0) * 1e3 or None,
                  "measured_ncu_us": mm.get("gpu__time_duration.sum", 0) / 1e3 or None,
                  "predicted_us": p.get("time_us"), "limiter": p.get("limiter"), "verified": meas.get("ok"),
-                 "predicted_warp_instructions": p.get("warp_instructions"),
+                 "predicted_warp_instructions": p.get("warp_instructions"), "predicted_l1_hit_pct": p.get("l1_hit_pct"),
                  "provenance": p.get("provenance"), "refusals": p["refusals"], "notes": p["notes"][:4],
                  "findings": p.get("findings", [])[:3]}
             if t["predicted_us"] is not None and t["measured_event_us"]:
@@ -169,16 +172,26 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
 def add_issued(c: dict, profile: dict, where: str) -> None:
     """Beside each kernel's time, the SASS warp instructions the timing model walked against those ncu
     counted (smsp__inst_executed.sum in the set's profile run), and their summary."""
-    errs = []
+    errs, hits = [], []
     for t in c["times"]:
-        got = profile.get("kernels", {}).get(t["kernel"], {}).get("metrics", {}).get("smsp__inst_executed.sum")
+        m = profile.get("kernels", {}).get(t["kernel"], {}).get("metrics", {})
+        got = m.get("smsp__inst_executed.sum")
         t["measured_warp_instructions"] = got
         if got and t.get("predicted_warp_instructions"):
             errs.append(abs(t["predicted_warp_instructions"] - got) / got * 100)
+        secs = m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum")
+        if secs and m.get("l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum") is not None:
+            t["measured_l1_hit_pct"] = 100.0 * m["l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"] / secs
+            if t.get("predicted_l1_hit_pct") is not None:
+                hits.append(abs(t["predicted_l1_hit_pct"] - t["measured_l1_hit_pct"]))
     if errs:
         c["issued_summary"] = {"file": where, "kernels": len(errs), "median_abs_error_pct": float(np.median(errs)),
                                "within_5_pct": int(sum(e <= 5 for e in errs)),
                                "over_25_pct": int(sum(e > 25 for e in errs))}
+    if hits:
+        c["l1_hit_summary"] = {"file": where, "kernels": len(hits), "median_abs_points": float(np.median(hits)),
+                               "within_10_points": int(sum(h <= 10 for h in hits)),
+                               "over_25_points": int(sum(h > 25 for h in hits))}
 
 
 def _fmt(v) -> str:
@@ -242,6 +255,11 @@ def markdown(c: dict) -> str:
         L += ["", f"SASS warp instructions the timing model issues against ncu's `smsp__inst_executed.sum` "
                   f"(`{i['file']}`, the same launch): median |error| {i['median_abs_error_pct']:.1f}% over "
                   f"{i['kernels']} kernels, {i['within_5_pct']} within 5%, {i['over_25_pct']} over 25%."]
+    if (h := c.get("l1_hit_summary")):
+        L += ["", f"Global-load sectors that hit in L1, predicted by the timing model against ncu's "
+                  f"`l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum` over `..._op_ld.sum` (`{h['file']}`): "
+                  f"median |difference| {h['median_abs_points']:.1f} points over {h['kernels']} kernels, "
+                  f"{h['within_10_points']} within 10 points, {h['over_25_points']} over 25."]
     ref = [(t["kernel"], m, r) for t in c["times"] for m, r in t["refusals"].items()]
     L += ["", "## Refusals", ""]
     L += [f"- {k} ({m}): {r}" for k, m, r in ref] or ["- none"]

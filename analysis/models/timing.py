@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import atomics, issues, memaccess, sassflow, sassops, smsim, traffic
-from ..common import MADE_UP, WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior, longest_warp
+from ..common import MADE_UP, SECTOR, WORK_SPREAD, Metric, Model, Sample, Simulation, View, interior, longest_warp
 
 DURATION = Metric("gpu__time_duration.sum", "ns", "time ns", "info")
 RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm", "int_per_clk_sm", "imad_wide_per_clk_sm",
@@ -41,7 +41,7 @@ RATES = ("sm_clock_mhz", "issue_per_clk_sm", "fp32_per_clk_sm", "fp64_per_clk_sm
          "fp32_latency", "imad_latency", "alu_latency", "fp64_latency", "xu_latency", "hmma_latency", "dmma_latency",
          "shfl_latency", "atoms_latency", "barrier_latency", "uniform_latency", "const_latency", "sreg_latency",
          "branch_latency", "latency_smem_clk", "latency_ld_shared_clk", "l1_wavefront_clk", "l1_tag_lines_per_clk",
-         "latency_l1_clk",
+         "latency_l1_clk", "l1_shared_bytes",
          "l2_gbs", "l2_load_gbs", "l2_load_line_gps", "l2_store_line_gps", "l2_store_partial_gps", "l2_store_gbs",
          "latency_l2_clk",
          "l2_random_capacity_mb", "dram_read_gbs", "dram_write_gbs", "dram_copy_gbs", "dram_random_gps",
@@ -137,6 +137,10 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     prog = s.program
     walker = sassflow.Walker.build(sassflow.sass_graph(s.listing), sim.body, prog.cfg, prog.fn.labels, prog.run_end)
     bypass, leaders = memaccess.bypass_keys(s.listing), memaccess.leader_elected(s.listing)
+    # the L1 sectors a block keeps: what the shared-memory carveout leaves of the SM's L1, shared by the blocks
+    # resident beside it (blocks of one SM are far apart in the grid: each keeps its own)
+    beside = max(1, min(int(sim.occupancy["blocks_per_sm"]), -(-s.blocks_total // sim.gpu.sms)))
+    l1_sectors = max(1, int(r["l1_shared_bytes"] - sim.occupancy["carveout_bytes"]) // SECTOR // beside)
 
     def kind(block: int) -> tuple[list, memaccess.BlockAccesses]:
         path = s.followed[block]
@@ -161,7 +165,7 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
                                  "cannot be predicted")
         return streams, memaccess.BlockAccesses(s.trace, block, r["latency_smem_clk"], r["atoms_latency"],
                                                 r["latency_ld_shared_clk"], bypass, leaders,
-                                                int(r["l1_tag_lines_per_clk"]))
+                                                int(r["l1_tag_lines_per_clk"]), l1_sectors)
 
     block = representative(s)
     kinds, blocks = [kind(block)], [block]
@@ -429,6 +433,7 @@ def analyze(sim: Simulation) -> dict:
               "global_load_requests": tot["ld_requests"], "global_load_sectors": tot["ld_sectors"],
               "global_load_lines": tot["ld_lines"], "global_store_requests": tot["st_requests"],
               "global_store_sectors": tot["st_sectors"], "global_store_lines": tot["st_lines"],
+              "global_load_l1_hit_sectors": max(0.0, tot["ld_sectors"] - miss / SECTOR),
               "dram_read_bytes": run["dram_read"], "dram_write_bytes": run["dram_write"]}
     flops = sim.flops
     if flops is None:
@@ -450,6 +455,10 @@ def analyze(sim: Simulation) -> dict:
             "dram_source": traffic.DRAM_SOURCE, "advice": advice(limiter, us, body_us, waits,
                                                                        min(busiest, resident) * warps_pb, active, sms),
             "notes": list(sim.notes) + _unknown_note(preps[-1].sample.listing)}
+
+
+def _pct(part: float | None, whole: float) -> float | None:
+    return None if part is None or not whole else 100.0 * part / whole
 
 
 def _unknown_note(listing) -> list[str]:
@@ -516,7 +525,8 @@ def render(d: dict, view: View) -> str:
             f"  counts: {c['warp_instructions']:,.0f} SASS warp instructions (FP32 {c['fma_warp_instructions']:,.0f}, "
             f"FP64 {c['fp64_warp_instructions']:,.0f}, integer {c['alu_warp_instructions'] + c['imad_warp_instructions']:,.0f}, "
             f"shared {c['shared_warp_instructions']:,.0f}, global {c['global_warp_instructions']:,.0f})",
-            f"          global: {c['global_load_requests']:,.0f} load requests / {c['global_load_sectors']:,.0f} sectors; "
+            f"          global: {c['global_load_requests']:,.0f} load requests / {c['global_load_sectors']:,.0f} sectors"
+            f"{f' ({hit:.0f}% of them L1 hits)' if (hit := _pct(c.get('global_load_l1_hit_sectors'), c['global_load_sectors'])) is not None else ''}; "
             f"{c['global_store_requests']:,.0f} store and atomic requests; DRAM {c['dram_read_bytes'] / 1e6:,.1f} MB read + "
             f"{c['dram_write_bytes'] / 1e6:,.1f} MB written ({d['dram_source']})",
             f"  waves: {w['blocks_per_sm']} blocks/SM resident ({w['warps_per_block']} warps each), the busiest SM runs "
