@@ -48,7 +48,7 @@ from .launch import (Dim3, ResolvedLaunch, _dim3, check_file_target, not_a_name,
 from .targetargs import add_compile_args, add_launch_args, add_target_args, compile_flags, target_command  # noqa: F401
 from .sampling import (ALL_BLOCKS_THREADS, ALL_BLOCKS_WARPS, INTERIOR_SAMPLES, REFINE_PROBES,  # noqa: F401
                        TRACE_BUDGET_BYTES, UNEVEN_BLOCKS, _picks, _uneven_interior, block_signature, plan_blocks,
-                       refine_1d, trace_bytes, uneven_samples, uneven_work)
+                       STRATA, refine_1d, stratified_1d, trace_bytes, uneven_samples, uneven_work)
 
 ANALYSIS_CACHE_VERSION = 2
 
@@ -282,6 +282,8 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
         probe = probe or _function(launch, compiled)
         blocks, weights, located = refine_1d(launch.grid[0], blocks, lambda b: block_signature(
             simulate(launch, compiled, [b], function=probe)[0].trace, b))
+        if not located:  # work that changes everywhere: its mean from blocks drawn across the grid
+            blocks, weights = stratified_1d(launch.grid[0], STRATA)
     follow, follow_weights = (blocks, weights) if blocks is not None else _picks(launch.grid, INTERIOR_SAMPLES)
     function = _function(launch, compiled)
     result, notes, body = simulate(launch, compiled, blocks, function=function, follow=follow)
@@ -305,8 +307,8 @@ def _simulate_sampled(launch: ResolvedLaunch, all_blocks: bool, use_sass: bool, 
     notes.extend(extra)
     if not located:
         notes.append(f"the blocks of this grid did different work in more places than {REFINE_PROBES} probes could "
-                     "locate (work that depends on the data?): the counts are sampled estimates; --all-blocks gives "
-                     "exact ones")
+                     f"locate (work that depends on the data?): the counts are estimated from {STRATA} blocks drawn "
+                     f"across the grid, one from each of {STRATA} equal runs; --all-blocks gives exact ones")
     if blocks is not None and not one_d and (pair := _uneven_interior(trace, blocks)):
         a, b = (trace.block_coords(x) for x in pair)
         notes.append(f"blocks {a} and {b} were sampled to stand for alike blocks but did different work: "

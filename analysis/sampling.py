@@ -3,8 +3,9 @@
 Blocks of a grid mostly do alike work, apart from its edges (bounds checks): `plan_blocks` picks
 the first, a few evenly spaced interior and the last block along each dimension and weights each
 by the blocks of its class; `refine_1d` samples a 1-D grid exactly where blocks differ (grid-stride
-loops); `uneven_work` and `_uneven_interior` say where sampled blocks of one class did not do
-alike work, so that the output can say its counts are estimates.
+loops), and `stratified_1d` one whose blocks differ in more places than it can locate; `uneven_work`
+and `_uneven_interior` say where sampled blocks of one class did not do alike work, so that the
+output can say its counts are estimates.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from collections import deque
 from itertools import product
 from typing import Callable
 
+import numpy as np
 from cudasim.trace import Trace
 
 from .args import TargetError
@@ -116,6 +118,24 @@ def refine_1d(g: int, blocks: list[int], signature: Callable[[int], tuple],
             weights[a] += left
             weights[b] += gap - left
     return picks, weights, located
+
+
+STRATA = 64  # interior blocks drawn where a 1-D grid's work changes in more places than refine_1d can locate
+
+
+def stratified_1d(g: int, strata: int = STRATA) -> tuple[list[int], dict[int, float]]:
+    """The first and last block, and one block drawn from each of `strata` equal runs of the interior, each
+    standing for its run: the mean of work that changes everywhere (rows of a sparse matrix, boxes at the
+    faces of a lattice) without the bias that picks at one spacing have on work periodic in the index. The
+    draw is seeded: the same grid gives the same blocks."""
+    inner = g - 2
+    if inner <= strata:
+        return list(range(g)), {b: 1.0 for b in range(g)}
+    cuts = [1 + (k * inner) // strata for k in range(strata + 1)]
+    rng = np.random.default_rng(g)
+    picks = [int(rng.integers(a, b)) for a, b in zip(cuts, cuts[1:])]
+    weights = {0: 1.0, g - 1: 1.0, **{p: float(b - a) for p, a, b in zip(picks, cuts, cuts[1:])}}
+    return [0, *picks, g - 1], weights
 
 
 def _uneven_interior(trace: Trace, blocks: list[int]) -> tuple[int, int] | None:
