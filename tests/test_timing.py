@@ -229,6 +229,17 @@ def test_kinds_run_as_often_as_the_blocks_they_stand_for():
     assert timing.kind_order([2.0, 2.0], 4) == [0, 1, 0, 1]
 
 
+def test_an_sm_of_uneven_blocks_runs_the_heaviest_first_wave_then_round_robin():
+    """Ten sampled blocks, each standing for a hundred of a 1,000-block grid, one of them ten times the work
+    of the others (lavaMD's full boxes beside its faces). All 132 SMs start seven blocks at once, so the
+    kernel waits for an SM whose first wave holds a heavy block; after it, the SM takes every 132nd block
+    of the grid, as the scheduler deals them."""
+    blocks, weights, work = [50 + 100 * i for i in range(10)], [100.0] * 10, [1] * 10
+    assert timing.sm_turn(blocks, weights, work, 1000, 132, 7) == [0, 1, 2, 3, 5, 6, 7, 9]  # SM 0: blocks 0, 132, ...
+    work[4] = 10  # blocks 400-499: SM 4 starts block 400 in its first wave
+    assert timing.sm_turn(blocks, weights, work, 1000, 132, 7) == [0, 1, 2, 4, 5, 6, 7, 9]
+
+
 def test_rows_sorted_longest_first_end_with_their_longest_block():
     """holdout6's spmv_jds (Parboil): rows sorted by length, longest first, so the work falls from block
     to block and block 0's warps loop thousands of times. The sampled blocks stand for the blocks nearest

@@ -131,6 +131,24 @@ def kind_order(weights: list[float], slots: int) -> list[int]:
     return out
 
 
+def sm_turn(blocks: list[int], weights: list[float], work: list[int], total: int, sms: int, resident: int,
+            slots: int = KIND_SLOTS) -> list[int]:
+    """The kinds of the blocks one SM starts, in turn, where sampled blocks did different work: the block
+    scheduler deals the grid out round robin (SM c starts blocks c, c + sms, ...), each block the kind whose
+    share of the grid, in block order, holds it; the SM is the one whose first wave carries the most work
+    (all SMs start together: the kernel waits for the heaviest), at most `slots` blocks of its turn."""
+    idx = sorted(range(len(blocks)), key=lambda i: blocks[i])
+    bounds = np.cumsum([weights[i] for i in idx])
+    bounds *= total / bounds[-1]
+
+    def kinds_at(pos: np.ndarray) -> np.ndarray:
+        return np.asarray(idx)[np.minimum(np.searchsorted(bounds, pos, side="right"), len(idx) - 1)]
+    first = kinds_at(np.arange(min(total, sms * resident)))
+    load = np.bincount(np.arange(len(first)) % sms, weights=np.asarray(work, float)[first], minlength=sms)
+    c = int(np.argmax(load))
+    return kinds_at(np.arange(c, total, sms)[:slots]).tolist()
+
+
 def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     if s.listing is None:
         raise NoRates("the timing model reads the SASS the GPU runs: pip install nvidia-cuda-nvdisasm")
@@ -182,9 +200,14 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     weights = [given.get(b, 1.0) if given else 1.0 for b in blocks]
     share = [w / sum(weights) for w in weights]
     # kinds standing for equal shares run in turn; unequal ones (blocks sampled where the work changes) as
-    # often as their shares say
-    order = (list(range(len(kinds))) if max(weights) <= min(weights) * 1.01
-             else kind_order(weights, min(KIND_SLOTS, 2 * len(kinds))))
+    # often as their shares say; blocks whose work differs as one SM's blocks do (sm_turn)
+    if len(kinds) > 1:
+        work = [sum(map(len, st)) for st, _ in kinds]
+        order = sm_turn(blocks, weights, work, s.blocks_total, min(sim.gpu.sms, s.blocks_total),
+                        max(int(sim.occupancy["blocks_per_sm"]), 1))
+    else:
+        order = (list(range(len(kinds))) if max(weights) <= min(weights) * 1.01
+                 else kind_order(weights, min(KIND_SLOTS, 2 * len(kinds))))
     # a block whose longest warp is far longer than any the SM runs in turn (rows sorted longest first put
     # the heaviest in block 0) may end after every other: the kernel's critical path
     longest = None
