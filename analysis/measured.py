@@ -3,6 +3,9 @@ files, the committed measurements of one GPU, which another GPU's must never ove
 that GPU's)."""
 from __future__ import annotations
 
+import platform
+import subprocess
+import time
 from pathlib import Path
 
 from cudasim.console import fail
@@ -38,3 +41,20 @@ def own_results(out: str | None, default: Path, device) -> Path:
              f"{default.with_name(default.name.replace('_h100', '_' + (row.key if row else 'gpu').lower()))} "
              f"(a file of this GPU's own)")
     return default
+
+
+CODE = ("analysis", "cudasim", "kernels", "corpus")  # the folders whose code makes a results file's figures
+
+
+def run_line(root: Path) -> str:
+    """Where a results file's figures came from: the commit, and whether the code differed from it (a
+    working tree copied to another machine keeps an older HEAD), the UTC time and the host."""
+    def git(*args: str) -> str:
+        try:
+            return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+    rev = git("rev-parse", "--short", "HEAD") or "?"
+    changed = git("status", "--porcelain", "--untracked-files=no", "--", *CODE) if rev != "?" else ""
+    mark = " with uncommitted changes to the code" if changed else ""
+    return f"git {rev}{mark}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, host {platform.node()}"

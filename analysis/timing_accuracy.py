@@ -14,8 +14,6 @@ the simulator's.
 from __future__ import annotations
 
 import json
-import platform
-import subprocess
 import time
 from itertools import combinations
 from pathlib import Path
@@ -28,6 +26,7 @@ from cudasim.gpus import UnknownGPU, get_gpu
 from kernels import catalog
 
 from . import pipeline, registry, simulation
+from .measured import run_line
 
 ROOT = Path(__file__).resolve().parent.parent
 MEASURED = ROOT / "kernels" / "results" / "bench_h100.json"
@@ -149,13 +148,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(row)
         print(f"{k.name:28s} {m['size']:>9} pred {row['predicted_us']:12,.1f} us  meas {us:12,.1f} us  "
               f"{row['error_pct']:+7.1f}%  {row['limiter']}", flush=True)
-    try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    except OSError:
-        rev = "?"
     out = {"device": measured.get("device", {}).get("name", "?"), "measured_file": str(Path(a.measured).relative_to(ROOT))
            if Path(a.measured).resolve().is_relative_to(ROOT) else a.measured,
-           "run": f"git {rev}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, host {platform.node()}",
+           "run": run_line(ROOT),
            "profile_file": str(PROFILE.relative_to(ROOT)), "rows": rows, "summary": summarize(rows)}
     text = markdown(out)
     print()

@@ -16,8 +16,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
-import platform
-import subprocess
 import time
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -26,6 +24,7 @@ import numpy as np
 
 from analysis import pipeline, registry, simulation
 from analysis.compare import judge, load_measured, same_gpu
+from analysis.measured import run_line
 from cudasim import progress
 from cudasim.console import Parser, check_out, fail
 from cudasim.gpus import get_gpu
@@ -157,14 +156,10 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
     miss = sum(s["MISS"] for s in summary.values())
     misses = [f"{r['kernel']}: {r['metric']} predicted {r['predicted']} measured {r['measured']} ({r['cause']})"
               for r in rows if r["status"] == "MISS"]
-    try:
-        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    except OSError:
-        rev = "?"
     return {"device": measured["device"], "measured_date": measured.get("date"), "protocols": measured.get("protocols"),
             "inputs_made_by": measured.get("inputs_made_by"),
             "ncu_tool": (measured.get("ncu_tool") or "").splitlines()[-1:] or None,
-            "run": f"git {rev}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, host {platform.node()}",
+            "run": run_line(ROOT),
             "counters": {"judged_ok": ok, "judged_miss": miss, "per_metric": summary, "misses": misses},
             "time_summary": tsum, "times": times, "rows": rows}
 

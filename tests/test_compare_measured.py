@@ -14,6 +14,7 @@ sgemm_warptiling 114 registers where the models read 112).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,24 @@ def test_a_measuring_tool_never_writes_another_gpus_measurements_into_the_commit
     with pytest.raises(SystemExit):
         own_results(None, default, "NVIDIA H200")
     assert "holdout7_h200.json" in capsys.readouterr().err
+
+
+def test_a_run_line_says_when_the_code_is_not_its_commits(tmp_path):
+    """A working tree copied to another machine keeps an older HEAD: a results file made there must not name
+    that commit as the code that ran."""
+    import shutil
+    import subprocess
+
+    from analysis.measured import run_line
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t",
+           "PATH": os.environ["PATH"], "HOME": str(tmp_path)}
+    (tmp_path / "analysis").mkdir()
+    (tmp_path / "analysis" / "m.py").write_text("x = 1\n")
+    for cmd in (["init", "-q"], ["add", "."], ["commit", "-qm", "m"]):
+        subprocess.run(["git", *cmd], cwd=tmp_path, env=env, check=True)
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    assert run_line(tmp_path).startswith(f"git {rev}, ")
+    (tmp_path / "analysis" / "m.py").write_text("x = 2\n")
+    assert run_line(tmp_path).startswith(f"git {rev} with uncommitted changes to the code, ")
