@@ -119,7 +119,7 @@ def test_layers_import_downward():
     # layer above it (no pipeline, registry or command line)
     engine = {"analysis.smsim", "analysis.sassflow", "analysis.sassops", "analysis.memaccess", "analysis.l2reuse",
               "analysis.traffic",
-              "analysis.atomics", "analysis.issues", "analysis.sassgraph", "analysis.predication",
+              "analysis.atomics", "analysis.issues", "analysis.sassgraph", "analysis.sassanchors", "analysis.predication",
               "analysis.sass"}
     allowed = {"analysis", "analysis.models", "analysis.common", "analysis.draw", "analysis.present"} | engine
     for m in models:
