@@ -131,12 +131,12 @@ def kind_order(weights: list[float], slots: int) -> list[int]:
     return out
 
 
-def sm_turn(blocks: list[int], weights: list[float], work: list[int], total: int, sms: int, resident: int,
-            slots: int = KIND_SLOTS) -> list[int]:
+def sm_turn(blocks: list[int], weights: list[float], work: list[int], total: int, sms: int,
+            resident: int) -> list[int]:
     """The kinds of the blocks one SM starts, in turn, where sampled blocks did different work: the block
     scheduler deals the grid out round robin (SM c starts blocks c, c + sms, ...), each block the kind whose
     share of the grid, in block order, holds it; the SM is the one whose first wave carries the most work
-    (all SMs start together: the kernel waits for the heaviest), at most `slots` blocks of its turn."""
+    (all SMs start together: the kernel waits for the heaviest)."""
     idx = sorted(range(len(blocks)), key=lambda i: blocks[i])
     bounds = np.cumsum([weights[i] for i in idx])
     bounds *= total / bounds[-1]
@@ -146,7 +146,7 @@ def sm_turn(blocks: list[int], weights: list[float], work: list[int], total: int
     first = kinds_at(np.arange(min(total, sms * resident)))
     load = np.bincount(np.arange(len(first)) % sms, weights=np.asarray(work, float)[first], minlength=sms)
     c = int(np.argmax(load))
-    return kinds_at(np.arange(c, total, sms)[:slots]).tolist()
+    return kinds_at(np.arange(c, total, sms)).tolist()
 
 
 def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
@@ -199,13 +199,13 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     given = s.follow_weights or s.weights
     weights = [given.get(b, 1.0) if given else 1.0 for b in blocks]
     share = [w / sum(weights) for w in weights]
-    # kinds standing for equal shares run in turn; unequal ones (blocks sampled where the work changes) as
-    # often as their shares say; blocks whose work differs as one SM's blocks do (sm_turn)
-    if len(kinds) > 1:
+    # blocks whose work differs, as the SM's own turn of the grid (sm_turn) where it is short enough to run
+    # whole; else kinds standing for equal shares run in turn, unequal ones as often as their shares say
+    sms = min(sim.gpu.sms, s.blocks_total)
+    if len(kinds) > 1 and s.blocks_total <= KIND_SLOTS * sms:  # a turn the SM simulation runs whole
         work = [sum(map(len, st)) for st, _ in kinds]
-        order = sm_turn(blocks, weights, work, s.blocks_total, min(sim.gpu.sms, s.blocks_total),
-                        max(int(sim.occupancy["blocks_per_sm"]), 1))
-    else:
+        order = sm_turn(blocks, weights, work, s.blocks_total, sms, max(int(sim.occupancy["blocks_per_sm"]), 1))
+    else:  # a longer turn is run in part, its pace taken on to the rest: a fair mix in any run of blocks
         order = (list(range(len(kinds))) if max(weights) <= min(weights) * 1.01
                  else kind_order(weights, min(KIND_SLOTS, 2 * len(kinds))))
     # a block whose longest warp is far longer than any the SM runs in turn (rows sorted longest first put
