@@ -43,7 +43,8 @@ def own_results(out: str | None, default: Path, device) -> Path:
     return default
 
 
-CODE = ("analysis", "cudasim", "kernels", "corpus")  # the folders whose code makes a results file's figures
+# what makes a results file's figures: the packages' code and data, not the results and notes kept in them
+CODE = ("analysis", "cudasim", "kernels", "corpus", ":(exclude)*/results/*", ":(exclude)*.md")
 
 
 def run_line(root: Path) -> str:

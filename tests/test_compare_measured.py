@@ -207,5 +207,14 @@ def test_a_run_line_says_when_the_code_is_not_its_commits(tmp_path):
         subprocess.run(["git", *cmd], cwd=tmp_path, env=env, check=True)
     rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
     assert run_line(tmp_path).startswith(f"git {rev}, ")
+    (tmp_path / "analysis" / "results").mkdir()
+    (tmp_path / "analysis" / "results" / "t.json").write_text("{}")
+    (tmp_path / "analysis" / "notes.md").write_text("# notes\n")
+    for cmd in (["add", "."], ["commit", "-qm", "results"]):
+        subprocess.run(["git", *cmd], cwd=tmp_path, env=env, check=True)
+    rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
+    (tmp_path / "analysis" / "results" / "t.json").write_text('{"a": 1}')  # results and notes are not the code
+    (tmp_path / "analysis" / "notes.md").write_text("# more notes\n")
+    assert run_line(tmp_path).startswith(f"git {rev}, ")
     (tmp_path / "analysis" / "m.py").write_text("x = 2\n")
     assert run_line(tmp_path).startswith(f"git {rev} with uncommitted changes to the code, ")
