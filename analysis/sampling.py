@@ -14,6 +14,7 @@ from itertools import product
 from typing import Callable
 
 import numpy as np
+
 from cudasim.trace import Trace
 
 from .args import TargetError

@@ -180,8 +180,9 @@ class Walker:
             for pb in blocks:
                 if prev >= 0:
                     was, now = loops.get(prev, ()), loops.get(pb, ())
-                    for h in set(was) ^ set(now):  # the path entered or left loop h
-                        bounds[h].append(len(out))
+                    if was != now:
+                        for h in set(was) ^ set(now):  # the path entered or left loop h
+                            bounds[h].append(len(out))
                     if pb in was and pb in now:  # a back edge to the header pb: a new trip
                         bounds[pb].append(len(out))
                 prev = pb
@@ -193,8 +194,12 @@ class Walker:
                         out.append([m.key, m.units, {pb}, 0])
         for j, run in enumerate(out):
             inner = loops.get(min(run[2]), ())
-            b = bounds.get(inner[0], []) if inner else []
-            run[3] = b[k] if inner and (k := bisect_right(b, j)) < len(b) else len(out) if inner else j + 1
+            if not inner:  # in no loop: its trip is itself
+                run[3] = j + 1
+                continue
+            b = bounds.get(inner[0], [])
+            k = bisect_right(b, j)
+            run[3] = b[k] if k < len(b) else len(out)
         return out
 
     def _loops_of(self) -> dict[int, tuple[int, ...]]:
@@ -229,7 +234,7 @@ class Walker:
         todo = self.runs(path)
         full = [t[1] for t in todo]  # each run's units before the walk takes any
         keyed: dict[tuple, tuple[list[int], list[int]]] = defaultdict(lambda: ([], [0]))
-        for q, t in enumerate(todo):  # per key, its runs and their units summed: the work left in a loop's pass
+        for q, t in enumerate(todo):  # per key, its runs and their units summed: the work left in a loop's trip
             at, units = keyed[t[0]]
             at.append(q)
             units.append(units[-1] + t[1])
@@ -419,7 +424,7 @@ class Walker:
     def _toward(self, bi: int, succ: list[int], run: list, left: int, after: list | None = None,
                 together: bool = False) -> int | None:
         """The successor on the way to a SASS block that can take `run`, of whose key `left` units are left in
-        this pass through its loop: one that does no other work on the way first, then the largest U that fits
+        this trip of its loop: one that does no other work on the way first, then the largest U that fits
         (ptxas's unrolled code checks the trips left) -
         but for a warp whose lanes go `together` (none parted: every lane the same trips), while the work
         left is no whole number of the smallest unrolled body's trips, one that fits in what is over

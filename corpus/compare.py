@@ -25,6 +25,7 @@ import numpy as np
 from analysis import pipeline, registry, simulation
 from analysis.compare import judge, load_measured, same_gpu
 from analysis.measured import run_line
+from analysis.models.timing import l1_hit_pct
 from cudasim import progress
 from cudasim.console import Parser, check_out, fail
 from cudasim.gpus import get_gpu
@@ -81,8 +82,7 @@ def predict(k: manifest.CorpusKernel, gpu_name: str | None = None, all_blocks: b
         c = t.get("counts", {})
         w = c.get("warp_instructions")
         out["warp_instructions"] = None if w is None else int(round(w))  # a count: an int, as ncu's
-        if c.get("global_load_sectors") and c.get("global_load_l1_hit_sectors") is not None:
-            out["l1_hit_pct"] = 100.0 * c["global_load_l1_hit_sectors"] / c["global_load_sectors"]
+        out["l1_hit_pct"] = l1_hit_pct(c)
     except Exception as e:  # noqa: BLE001
         out["refusals"]["timing"] = _one_line(e)
     out["timing_seconds"] = round(time.perf_counter() - t0, 1)
@@ -165,8 +165,9 @@ def compare(measured: dict, names: list[str] | None = None, gpu_name: str | None
 
 
 def add_issued(c: dict, profile: dict, where: str) -> None:
-    """Beside each kernel's time, the SASS warp instructions the timing model walked against those ncu
-    counted (smsp__inst_executed.sum in the set's profile run), and their summary."""
+    """Beside each kernel's time, the SASS warp instructions the timing model walked and its share of global-load
+    sectors that hit in L1, against ncu's in the set's profile run (smsp__inst_executed.sum; lookup_hit over the
+    op_ld sectors), and their summaries."""
     errs, hits = [], []
     for t in c["times"]:
         m = profile.get("kernels", {}).get(t["kernel"], {}).get("metrics", {})

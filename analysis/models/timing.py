@@ -157,7 +157,8 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     bypass, leaders = memaccess.bypass_keys(s.listing), memaccess.leader_elected(s.listing)
     # the L1 sectors a block keeps: what the shared-memory carveout leaves of the SM's L1, shared by the blocks
     # resident beside it (blocks of one SM are far apart in the grid: each keeps its own)
-    beside = max(1, min(int(sim.occupancy["blocks_per_sm"]), -(-s.blocks_total // sim.gpu.sms)))
+    resident = max(int(sim.occupancy["blocks_per_sm"]), 1)
+    beside = min(resident, -(-s.blocks_total // sim.gpu.sms))
     l1_sectors = max(1, int(r["l1_shared_bytes"] - sim.occupancy["carveout_bytes"]) // SECTOR // beside)
 
     def kind(block: int) -> tuple[list, memaccess.BlockAccesses]:
@@ -203,8 +204,7 @@ def prepare(sim: Simulation, s: Sample, r: dict[str, float]) -> Prepared:
     # whole; else kinds standing for equal shares run in turn, unequal ones as often as their shares say
     sms = min(sim.gpu.sms, s.blocks_total)
     if len(kinds) > 1 and s.blocks_total <= KIND_SLOTS * sms:  # a turn the SM simulation runs whole
-        work = [sum(map(len, st)) for st, _ in kinds]
-        order = sm_turn(blocks, weights, work, s.blocks_total, sms, max(int(sim.occupancy["blocks_per_sm"]), 1))
+        order = sm_turn(blocks, weights, work, s.blocks_total, sms, resident)  # work: every kind's, above
     else:  # a longer turn is run in part, its pace taken on to the rest: a fair mix in any run of blocks
         order = (list(range(len(kinds))) if max(weights) <= min(weights) * 1.01
                  else kind_order(weights, min(KIND_SLOTS, 2 * len(kinds))))
@@ -480,8 +480,10 @@ def analyze(sim: Simulation) -> dict:
             "notes": list(sim.notes) + _unknown_note(preps[-1].sample.listing)}
 
 
-def _pct(part: float | None, whole: float) -> float | None:
-    return None if part is None or not whole else 100.0 * part / whole
+def l1_hit_pct(counts: dict) -> float | None:
+    """The share of global-load sectors that hit in L1, in %; None without loads."""
+    hits, sectors = counts.get("global_load_l1_hit_sectors"), counts.get("global_load_sectors")
+    return None if hits is None or not sectors else 100.0 * hits / sectors
 
 
 def _unknown_note(listing) -> list[str]:
@@ -549,7 +551,7 @@ def render(d: dict, view: View) -> str:
             f"FP64 {c['fp64_warp_instructions']:,.0f}, integer {c['alu_warp_instructions'] + c['imad_warp_instructions']:,.0f}, "
             f"shared {c['shared_warp_instructions']:,.0f}, global {c['global_warp_instructions']:,.0f})",
             f"          global: {c['global_load_requests']:,.0f} load requests / {c['global_load_sectors']:,.0f} sectors"
-            f"{f' ({hit:.0f}% of them L1 hits)' if (hit := _pct(c.get('global_load_l1_hit_sectors'), c['global_load_sectors'])) is not None else ''}; "
+            f"{f' ({hit:.0f}% of them L1 hits)' if (hit := l1_hit_pct(c)) is not None else ''}; "
             f"{c['global_store_requests']:,.0f} store and atomic requests; DRAM {c['dram_read_bytes'] / 1e6:,.1f} MB read + "
             f"{c['dram_write_bytes'] / 1e6:,.1f} MB written ({d['dram_source']})",
             f"  waves: {w['blocks_per_sm']} blocks/SM resident ({w['warps_per_block']} warps each), the busiest SM runs "
