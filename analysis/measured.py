@@ -28,14 +28,20 @@ def device_row(device) -> GPU | None:
     return of_device(name) if name else None
 
 
+def committed(device) -> bool:
+    """Whether `device` is the GPU the committed results files were measured on."""
+    row = device_row(device)
+    return row is not None and row.key == COMMITTED_GPU
+
+
 def own_results(out: str | None, default: Path, device) -> Path:
     """Where a measuring tool writes: `out`, or its default file of committed measurements where this machine's
     GPU (`device`, as nvidia-smi names it) is the one they were measured on; one line otherwise, before anything
     is measured (another GPU's counters under the committed file's name would be compared as the H100's)."""
     if out:
         return Path(out)
-    row = device_row(device)
-    if row is None or row.key != COMMITTED_GPU:
+    if not committed(device):
+        row = device_row(device)
         fail(f"this GPU is {device_name(device) or 'not named by nvidia-smi'}"
              f"{f' ({row.key})' if row else ''}: {default} holds the {COMMITTED_GPU}'s measurements; give --out "
              f"{default.with_name(default.name.replace('_h100', '_' + (row.key if row else 'gpu').lower()))} "

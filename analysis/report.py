@@ -457,10 +457,9 @@ def measure(out_dir: Path) -> list[Path] | str:
         _, dev = gpu.init()
     except gpu.GpuUnavailable as err:
         return f"error: --measure: {err}"
-    from .measured import COMMITTED_GPU, device_row
+    from .measured import COMMITTED_GPU, committed
 
-    row = device_row(dev)
-    if row is None or row.key != COMMITTED_GPU:
+    if not committed(dev):
         return (f"error: --measure: this GPU is {dev.get('name', 'unnamed')}; the report puts measurements beside the "
                 f"{COMMITTED_GPU}'s predictions (the GPU whose rates were measured): run it on an H100, or compare "
                 f"this GPU's counters with python -m analysis.compare --measured FILE")
